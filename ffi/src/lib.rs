@@ -1,0 +1,1 @@
+//! airlock-ffi: the C ABI over airlock-core (issue 3). Nothing is exported yet.
