@@ -1,9 +1,64 @@
-//! airlock-core: allocation-free containment of untrusted text.
+//! airlock-core: allocation-free containment of untrusted text on its way into a
+//! model's prompt.
 //!
-//! Work in progress: the operations of SPEC.md land module by module.
+//! * **Prose** is framed and capped, never filtered for meaning: [`sanitize_prose`]
+//!   strips invisibles and controls, rejects forged wrapper literals, redacts the
+//!   envelope's own markers and cuts to a byte budget.
+//! * **Machine values** are rejected, never repaired: [`check_machine_token`],
+//!   [`check_no_control`], [`check_safe_description`], [`check_safe_glob`].
+//! * **Fences**: [`fence_token`] derives a token provably absent from its payload.
+//!
+//! Inputs are borrowed; outputs are sub-slices, iterators of borrowed runs, or bytes
+//! written into a caller's buffer. Nothing allocates and nothing panics. A
+//! [`Rejection`] carries the reference's exact message, written on demand.
 #![no_std]
 #![forbid(unsafe_code)]
-#![cfg_attr(test, allow(clippy::indexing_slicing, clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::arithmetic_side_effects))]
+#![cfg_attr(
+    test,
+    allow(
+        clippy::indexing_slicing,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::arithmetic_side_effects
+    )
+)]
 
 #[cfg(test)]
 extern crate std;
+
+pub mod class;
+pub mod envelope;
+pub mod fence;
+pub mod forgery;
+pub mod frontmatter;
+pub mod prose;
+pub mod reject;
+mod scan;
+pub mod strip;
+mod tables;
+pub mod token;
+pub mod truncate;
+pub mod utf8;
+
+pub use class::{is_control, is_dangerous_invisible, is_extended_pictographic, is_orphan_selector};
+pub use envelope::{UNTRUSTED_BEGIN, UNTRUSTED_END};
+pub use fence::{FenceToken, fence_token};
+pub use forgery::{
+    ENVELOPE_MARKERS, LiteralSet, MARKER_REDACTION, WRAPPER_FORGERY_LITERALS, check_no_forgery,
+    find_forgery,
+};
+pub use prose::{
+    Prose, ProseError, ProseStream, sanitize_prose, sanitize_prose_with, worst_case_len,
+};
+pub use reject::{Reason, Rejection};
+pub use strip::{BufferTooSmall, StripStream, strip_into, strip_invisibles};
+pub use tables::UNICODE_VERSION;
+pub use token::{
+    Shape, check_machine_token, check_no_control, check_safe_description, check_safe_glob,
+};
+pub use truncate::{Truncation, truncate_to_bytes};
+pub use utf8::Utf8Error;
+
+/// This library's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,210 @@
+//! Removing dangerous invisibles and orphan variation selectors (SPEC §3). Controls
+//! are kept: this is the reference's `stripDangerousInvisibles`.
+
+use core::fmt;
+
+use crate::class::is_stripped;
+use crate::scan::{ByteSet, next_in_set};
+use crate::utf8::{Utf8Error, Utf8Stream};
+
+/// Lead bytes of code points strip may drop (controls never are).
+const STRIP_ATTENTION: ByteSet = ByteSet::EMPTY
+    .with(0xC2)
+    .with(0xE1)
+    .with(0xE2)
+    .with(0xE3)
+    .with(0xEF)
+    .with(0xF3);
+
+/// The clean runs of `text` after stripping, in order, borrowed from `text`.
+pub fn strip_invisibles(text: &str) -> StripRuns<'_> {
+    StripRuns::after(text, None)
+}
+
+/// An iterator over the kept runs of a text; `Display` writes them all.
+#[derive(Clone, Debug)]
+pub struct StripRuns<'a> {
+    text: &'a str,
+    pos: usize,
+    /// The code point before `pos` in the original input (dropped or not).
+    prev: Option<char>,
+}
+
+impl<'a> StripRuns<'a> {
+    /// Runs of `text`, where `prev` is the code point the input had just before `text`.
+    pub(crate) const fn after(text: &'a str, prev: Option<char>) -> Self {
+        StripRuns { text, pos: 0, prev }
+    }
+
+    /// The last code point of the input seen so far (dropped or not).
+    pub(crate) fn last_char(&self) -> Option<char> {
+        self.text.chars().next_back().or(self.prev)
+    }
+}
+
+impl<'a> Iterator for StripRuns<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let bytes = self.text.as_bytes();
+        let mut start = self.pos;
+        let mut at = start;
+        loop {
+            at = next_in_set(bytes, at, &STRIP_ATTENTION);
+            let Some(c) = self.text.get(at..).and_then(|s| s.chars().next()) else {
+                self.pos = bytes.len();
+                return self.text.get(start..).filter(|run| !run.is_empty());
+            };
+            let prev = if at == 0 {
+                self.prev
+            } else {
+                self.text.get(..at).and_then(|s| s.chars().next_back())
+            };
+            if is_stripped(c, prev) {
+                let run_end = at;
+                at = at.saturating_add(c.len_utf8());
+                self.pos = at;
+                if run_end > start {
+                    return self.text.get(start..run_end);
+                }
+                // A dropped code point right at the start of the run: the run
+                // begins after it.
+                start = at;
+                continue;
+            }
+            at = at.saturating_add(c.len_utf8());
+        }
+    }
+}
+
+impl fmt::Display for StripRuns<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.clone().try_for_each(|run| f.write_str(run))
+    }
+}
+
+/// The UTF-8 length of `text` after stripping.
+pub fn stripped_len(text: &str) -> usize {
+    strip_invisibles(text)
+        .map(str::len)
+        .fold(0, usize::saturating_add)
+}
+
+/// The output buffer was too small; `needed` bytes would have been enough.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufferTooSmall {
+    /// The size that suffices.
+    pub needed: usize,
+}
+
+impl fmt::Display for BufferTooSmall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "output buffer too small: {} bytes needed", self.needed)
+    }
+}
+
+impl core::error::Error for BufferTooSmall {}
+
+/// Strips `text` into `out`, returning the written text. Nothing is written when `out`
+/// is too small; a buffer of `text.len()` bytes always suffices.
+pub fn strip_into<'o>(text: &str, out: &'o mut [u8]) -> Result<&'o str, BufferTooSmall> {
+    if out.len() < text.len() {
+        let needed = stripped_len(text);
+        if out.len() < needed {
+            return Err(BufferTooSmall { needed });
+        }
+    }
+    let mut len = 0usize;
+    for run in strip_invisibles(text) {
+        let end = len.saturating_add(run.len());
+        if let Some(dst) = out.get_mut(len..end) {
+            dst.copy_from_slice(run.as_bytes());
+        }
+        len = end;
+    }
+    let written = out.get(..len).unwrap_or_default();
+    // Infallible: whole runs of a `str` were copied.
+    Ok(core::str::from_utf8(written).unwrap_or_default())
+}
+
+/// Strip over a byte stream fed in chunks of any size, in constant memory.
+#[derive(Clone, Debug, Default)]
+pub struct StripStream {
+    utf8: Utf8Stream,
+    prev: Option<char>,
+}
+
+impl StripStream {
+    /// A stream at its start.
+    pub const fn new() -> Self {
+        StripStream {
+            utf8: Utf8Stream::new(),
+            prev: None,
+        }
+    }
+
+    /// Strips the next chunk, handing each clean run to `emit` in order.
+    pub fn feed(&mut self, chunk: &[u8], mut emit: impl FnMut(&str)) -> Result<(), Utf8Error> {
+        let prev = &mut self.prev;
+        self.utf8.feed(chunk, |piece| {
+            let mut runs = StripRuns::after(piece, *prev);
+            *prev = runs.last_char();
+            runs.by_ref().for_each(&mut emit);
+        })
+    }
+
+    /// Ends the stream: an incomplete code point at the end is an error.
+    pub fn finish(&self) -> Result<(), Utf8Error> {
+        self.utf8.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::string::{String, ToString};
+
+    fn strip(text: &str) -> String {
+        strip_invisibles(text).to_string()
+    }
+
+    #[test]
+    fn spec_examples() {
+        assert_eq!(strip("1\u{FE0F}\u{20E3}"), "1\u{20E3}");
+        assert_eq!(strip("👨\u{200D}👩\u{200D}👧"), "👨👩👧");
+        assert_eq!(
+            strip("🏴\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}"),
+            "🏴"
+        );
+        assert_eq!(strip("😀\u{200B}\u{FE0F}"), "😀");
+        assert_eq!(strip("❤\u{FE0F}"), "❤\u{FE0F}");
+        assert_eq!(strip("\u{FE0F}a"), "a");
+        assert_eq!(strip("a\u{0}\u{1B}b"), "a\u{0}\u{1B}b");
+    }
+
+    #[test]
+    fn strip_into_reports_exact_need() {
+        let text = "a\u{200B}b";
+        let mut small = [0u8; 1];
+        assert_eq!(
+            strip_into(text, &mut small),
+            Err(BufferTooSmall { needed: 2 })
+        );
+        let mut exact = [0u8; 2];
+        assert_eq!(strip_into(text, &mut exact).unwrap(), "ab");
+    }
+
+    #[test]
+    fn stream_keeps_predecessor_across_chunks() {
+        let text = "❤\u{FE0F} 1\u{FE0F}";
+        for size in 1..=text.len() {
+            let mut s = StripStream::new();
+            let mut out = String::new();
+            for chunk in text.as_bytes().chunks(size) {
+                s.feed(chunk, |r| out.push_str(r)).unwrap();
+            }
+            s.finish().unwrap();
+            assert_eq!(out, "❤\u{FE0F} 1", "chunk size {size}");
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! Machine values: checked by exact shape, rejected, never repaired (SPEC §3).
+
+use crate::class::{is_control, is_dangerous_invisible};
+use crate::forgery::{self, LiteralSet};
+use crate::reject::{Reason, Rejection};
+
+/// Largest accepted `description` scalar, in UTF-8 bytes (a reject bound, not a cut).
+pub const DESCRIPTION_MAX_BYTES: usize = 512;
+
+/// The four machine-token shapes of the reference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Shape {
+    /// `host-class`: `^[A-Za-z0-9._-]+$`.
+    HostClass,
+    /// `learning-key`: `^[a-z0-9/-]+$`.
+    LearningKey,
+    /// `expires-at`: `^\d{4}-\d{2}-\d{2}$`, ASCII digits, nothing after.
+    ExpiresAt,
+    /// `learning-id`, `source-session`: `^[A-Za-z0-9._:-]+$`.
+    Provenance,
+}
+
+impl Shape {
+    /// Every shape, in declaration order.
+    pub const ALL: [Shape; 4] = [
+        Shape::HostClass,
+        Shape::LearningKey,
+        Shape::ExpiresAt,
+        Shape::Provenance,
+    ];
+
+    /// The pattern source exactly as the reference spells it in its messages.
+    pub const fn pattern(self) -> &'static str {
+        match self {
+            Shape::HostClass => "^[A-Za-z0-9._-]+$",
+            Shape::LearningKey => "^[a-z0-9/-]+$",
+            Shape::ExpiresAt => "^\\d{4}-\\d{2}-\\d{2}$",
+            Shape::Provenance => "^[A-Za-z0-9._:-]+$",
+        }
+    }
+
+    /// The shape whose pattern source is `source`, if any.
+    pub fn from_pattern(source: &str) -> Option<Shape> {
+        Shape::ALL.into_iter().find(|s| s.pattern() == source)
+    }
+
+    /// Whether a non-empty `value` has this shape.
+    pub fn matches(self, value: &str) -> bool {
+        let bytes = value.as_bytes();
+        match self {
+            Shape::HostClass => all_non_empty(bytes, |b| {
+                b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-')
+            }),
+            Shape::LearningKey => all_non_empty(bytes, |b| {
+                b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'/' | b'-')
+            }),
+            Shape::Provenance => all_non_empty(bytes, |b| {
+                b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-')
+            }),
+            Shape::ExpiresAt => {
+                bytes.len() == 10
+                    && bytes.iter().enumerate().all(|(i, &b)| match i {
+                        4 | 7 => b == b'-',
+                        _ => b.is_ascii_digit(),
+                    })
+            }
+        }
+    }
+}
+
+fn all_non_empty(bytes: &[u8], allowed: impl Fn(u8) -> bool) -> bool {
+    !bytes.is_empty() && bytes.iter().all(|&b| allowed(b))
+}
+
+/// `assertMachineToken`: a non-empty value of the given shape.
+pub fn check_machine_token<'a>(
+    value: &'a str,
+    field: &'a str,
+    shape: Shape,
+) -> Result<&'a str, Rejection<'a>> {
+    if value.is_empty() {
+        return Err(Rejection::new(field, Reason::Empty, value));
+    }
+    if !shape.matches(value) {
+        return Err(Rejection::new(field, Reason::Mismatch(shape), value));
+    }
+    Ok(value)
+}
+
+/// `assertNoControlChars`: no control character anywhere, then no dangerous invisible.
+/// Orphan variation selectors are not rejected here. Empty passes.
+pub fn check_no_control<'a>(value: &'a str, field: &'a str) -> Result<&'a str, Rejection<'a>> {
+    if value.chars().any(is_control) {
+        return Err(Rejection::new(field, Reason::Control, value));
+    }
+    if let Some(c) = value.chars().find(|&c| is_dangerous_invisible(c)) {
+        return Err(Rejection::new(field, Reason::Invisible(c), value));
+    }
+    Ok(value)
+}
+
+/// `assertSafeDescription`: [`check_no_control`] as `description`, then the default
+/// forgery check, then at most [`DESCRIPTION_MAX_BYTES`].
+pub fn check_safe_description(value: &str) -> Result<&str, Rejection<'_>> {
+    const FIELD: &str = "description";
+    check_no_control(value, FIELD)?;
+    forgery::check_no_forgery(value, FIELD, &LiteralSet::DEFAULT)?;
+    if value.len() > DESCRIPTION_MAX_BYTES {
+        return Err(Rejection::new(
+            FIELD,
+            Reason::TooLong {
+                bytes: value.len(),
+                max: DESCRIPTION_MAX_BYTES,
+            },
+            value,
+        ));
+    }
+    Ok(value)
+}
+
+/// `assertSafeGlob`: non-empty, no `"`, no control character, no dangerous invisible.
+pub fn check_safe_glob(value: &str) -> Result<&str, Rejection<'_>> {
+    const FIELD: &str = "globs[]";
+    if value.is_empty() {
+        return Err(Rejection::new(FIELD, Reason::Empty, value));
+    }
+    if value.contains('"') {
+        return Err(Rejection::new(FIELD, Reason::DoubleQuote, value));
+    }
+    if value.chars().any(is_control) {
+        return Err(Rejection::new(FIELD, Reason::GlobControl, value));
+    }
+    if let Some(c) = value.chars().find(|&c| is_dangerous_invisible(c)) {
+        return Err(Rejection::new(FIELD, Reason::GlobInvisible(c), value));
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expires_at_is_exact() {
+        assert!(Shape::ExpiresAt.matches("2026-08-18"));
+        assert!(!Shape::ExpiresAt.matches("2026-08-18\n"));
+        assert!(!Shape::ExpiresAt.matches("2026-08-1８"));
+        assert!(!Shape::ExpiresAt.matches("20260-8-18"));
+    }
+
+    #[test]
+    fn shapes_round_trip_their_pattern() {
+        for shape in Shape::ALL {
+            assert_eq!(Shape::from_pattern(shape.pattern()), Some(shape));
+        }
+        assert_eq!(Shape::from_pattern("^x$"), None);
+    }
+
+    #[test]
+    fn empty_value_is_rejected_before_shape() {
+        let err = check_machine_token("", "host-class", Shape::HostClass).unwrap_err();
+        assert_eq!(err.reason(), Reason::Empty);
+    }
+}
