@@ -41,6 +41,9 @@ pub mod token;
 pub mod truncate;
 pub mod utf8;
 
+#[cfg(test)]
+mod properties;
+
 pub use class::{is_control, is_dangerous_invisible, is_extended_pictographic, is_orphan_selector};
 pub use envelope::{UNTRUSTED_BEGIN, UNTRUSTED_END};
 pub use fence::{FenceToken, fence_token};

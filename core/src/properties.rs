@@ -1,0 +1,262 @@
+//! Property tests: the invariants of every operation, and each fast form against a
+//! plainly written version of the same rule.
+
+use std::string::{String, ToString};
+use std::vec::Vec;
+use std::{format, vec};
+
+use proptest::prelude::*;
+
+use crate::class::{is_control, is_dangerous_invisible, is_extended_pictographic};
+use crate::forgery::{ENVELOPE_MARKERS, LiteralSet, MARKER_REDACTION, WRAPPER_FORGERY_LITERALS};
+use crate::prose::{
+    ProseStream, TruncationNote, sanitize_prose, stream_buffer_len, worst_case_len,
+};
+use crate::strip::{StripStream, strip_into, strip_invisibles};
+use crate::{fence_token, truncate_to_bytes};
+
+/// Fragments that exercise every rule: literals and markers whole and cut, invisibles,
+/// controls, selectors next to emoji and not, multi-byte text.
+fn fragment() -> impl Strategy<Value = String> {
+    let pieces: Vec<&'static str> = vec![
+        "a",
+        "b",
+        "U",
+        "u",
+        " ",
+        "\n",
+        "\t",
+        "\r",
+        "-",
+        ":",
+        "<",
+        "/",
+        "#",
+        "(",
+        "é",
+        "€",
+        "—",
+        "😀",
+        "❤",
+        "©",
+        "\u{FE0F}",
+        "\u{FE0E}",
+        "\u{200B}",
+        "\u{200D}",
+        "\u{202E}",
+        "\u{2066}",
+        "\u{AD}",
+        "\u{FEFF}",
+        "\u{E0041}",
+        "\u{E0100}",
+        "\u{1B}",
+        "\u{0}",
+        "\u{7F}",
+        "\u{85}",
+        "\u{9F}",
+        "\u{200E}",
+        "\u{A0}",
+        "\u{2028}",
+        "untrusted-content",
+        "UNTRUSTED-CONTENT",
+        "untrusted-content:",
+        "start",
+        "end",
+        "END",
+        "</APPLICABLE-RULES",
+        "</applicable-rules>",
+        "## Applicable Rules (scoped",
+        "</LEARNINGS-INDEX>",
+        "## Learnings Index (selected",
+        "## Learnings",
+        "\u{1F3F4}",
+    ];
+    prop_oneof![
+        4 => proptest::sample::select(pieces).prop_map(str::to_string),
+        1 => any::<char>().prop_map(|c| c.to_string()),
+    ]
+}
+
+fn text() -> impl Strategy<Value = String> {
+    proptest::collection::vec(fragment(), 0..60).prop_map(|v| v.concat())
+}
+
+/// strip, written as plainly as the rule reads.
+fn naive_strip(text: &str) -> String {
+    let mut out = String::new();
+    let mut prev: Option<char> = None;
+    for c in text.chars() {
+        let orphan = match c {
+            '\u{FE00}'..='\u{FE0E}' => true,
+            '\u{FE0F}' => !prev.is_some_and(is_extended_pictographic),
+            _ => false,
+        };
+        if !is_dangerous_invisible(c) && !orphan {
+            out.push(c);
+        }
+        prev = Some(c);
+    }
+    out
+}
+
+/// sanitize_prose, written as plainly as the reference reads.
+fn naive_sanitize(text: &str, max: usize) -> Result<String, &'static str> {
+    let cleaned: String = naive_strip(text)
+        .chars()
+        .filter(|&c| !is_control(c) || c == '\t' || c == '\n')
+        .collect();
+    let lower = cleaned.to_ascii_lowercase();
+    for lit in WRAPPER_FORGERY_LITERALS {
+        if lower.contains(&lit.to_ascii_lowercase()) {
+            return Err(lit);
+        }
+    }
+    let mut framed = String::new();
+    let mut i = 0;
+    while i < cleaned.len() {
+        let rest = &lower[i..];
+        if let Some(m) = ENVELOPE_MARKERS.iter().find(|m| rest.starts_with(*m)) {
+            framed.push_str(MARKER_REDACTION);
+            i += m.len();
+        } else {
+            let c = cleaned[i..].chars().next().unwrap();
+            framed.push(c);
+            i += c.len_utf8();
+        }
+    }
+    let t = truncate_to_bytes(&framed, max);
+    if t.truncated {
+        let note = TruncationNote {
+            original_bytes: t.bytes,
+            max_bytes: max,
+        };
+        Ok(format!("{}{note}", t.text))
+    } else {
+        Ok(framed)
+    }
+}
+
+fn sanitize(text: &str, max: usize) -> Result<String, &'static str> {
+    let mut out = vec![0u8; worst_case_len(text.len(), max)];
+    match sanitize_prose(text, "insight", max, &mut out) {
+        Ok(p) => Ok(p.text.to_string()),
+        Err(crate::ProseError::Rejected(r)) => match r.reason() {
+            crate::Reason::Forgery(lit) => Err(WRAPPER_FORGERY_LITERALS
+                .into_iter()
+                .find(|l| *l == lit)
+                .unwrap()),
+            other => panic!("unexpected rejection {other:?}"),
+        },
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn chunk_sizes() -> impl Strategy<Value = Vec<usize>> {
+    proptest::collection::vec(1usize..17, 1..8)
+}
+
+fn chunks<'a>(bytes: &'a [u8], sizes: &[usize]) -> Vec<&'a [u8]> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    let mut i = 0;
+    while at < bytes.len() {
+        let n = sizes[i % sizes.len()].min(bytes.len() - at);
+        out.push(&bytes[at..at + n]);
+        at += n;
+        i += 1;
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn sanitize_equals_plain_pipeline(t in text(), max in 0usize..300) {
+        prop_assert_eq!(sanitize(&t, max), naive_sanitize(&t, max));
+    }
+
+    #[test]
+    fn sanitized_prose_is_clean_and_capped(t in text(), max in 0usize..300) {
+        if let Ok(out) = sanitize(&t, max) {
+            let body_len = match out.find(" […truncated by the reconciliation engine: ") {
+                Some(at) => at,
+                None => out.len(),
+            };
+            prop_assert!(body_len <= max);
+            prop_assert!(out.len() <= worst_case_len(t.len(), max));
+            for c in out.chars() {
+                prop_assert!(!is_dangerous_invisible(c), "{:?}", c);
+                prop_assert!(!is_control(c) || c == '\t' || c == '\n', "{:?}", c);
+            }
+            let lower = out.to_ascii_lowercase();
+            for m in ENVELOPE_MARKERS {
+                prop_assert!(!lower.contains(m));
+            }
+        }
+    }
+
+    #[test]
+    fn truncation_is_a_code_point_prefix(t in text(), max in 0usize..400) {
+        let cut = truncate_to_bytes(&t, max);
+        prop_assert!(t.starts_with(cut.text));
+        prop_assert!(cut.text.len() <= max);
+        prop_assert_eq!(cut.truncated, cut.text.len() < t.len());
+        prop_assert_eq!(cut.bytes, t.len());
+        if cut.truncated {
+            let next = t[cut.text.len()..].chars().next().unwrap();
+            prop_assert!(cut.text.len() + next.len_utf8() > max);
+        }
+    }
+
+    #[test]
+    fn strip_equals_plain_walk_and_is_idempotent(t in text()) {
+        let once = strip_invisibles(&t).to_string();
+        prop_assert_eq!(&once, &naive_strip(&t));
+        prop_assert_eq!(strip_invisibles(&once).to_string(), once.clone());
+        let mut buf = vec![0u8; t.len()];
+        prop_assert_eq!(strip_into(&t, &mut buf).unwrap(), once.as_str());
+    }
+
+    #[test]
+    fn fence_token_is_absent_from_its_payload(t in text()) {
+        let token = fence_token(t.as_bytes());
+        prop_assert!(!t.contains(token.as_str()));
+    }
+
+    #[test]
+    fn fence_token_is_absent_even_when_planted(t in text(), at in 0usize..60) {
+        // Plant the first token the payload would get into the payload itself.
+        let first = fence_token(t.as_bytes()).to_string();
+        let cut = crate::truncate::floor_char_boundary(&t, at.min(t.len()));
+        let planted = format!("{}{first}{}", &t[..cut], &t[cut..]);
+        let token = fence_token(planted.as_bytes());
+        prop_assert!(!planted.contains(token.as_str()));
+    }
+
+    #[test]
+    fn strip_stream_equals_one_shot(t in text(), sizes in chunk_sizes()) {
+        let mut stream = StripStream::new();
+        let mut out = String::new();
+        for chunk in chunks(t.as_bytes(), &sizes) {
+            stream.feed(chunk, |run| out.push_str(run)).unwrap();
+        }
+        stream.finish().unwrap();
+        prop_assert_eq!(out, strip_invisibles(&t).to_string());
+    }
+
+    #[test]
+    fn prose_stream_equals_one_shot(t in text(), max in 0usize..300, sizes in chunk_sizes()) {
+        let mut buf = vec![0u8; stream_buffer_len(max)];
+        let mut stream = ProseStream::new("insight", max, &LiteralSet::DEFAULT, &mut buf).unwrap();
+        for chunk in chunks(t.as_bytes(), &sizes) {
+            stream.feed(chunk).unwrap();
+        }
+        let streamed = stream.finish().map(|p| p.text.to_string()).map_err(|e| e.to_string());
+        let mut out = vec![0u8; worst_case_len(t.len(), max)];
+        let one_shot = sanitize_prose(&t, "insight", max, &mut out)
+            .map(|p| p.text.to_string())
+            .map_err(|e| e.to_string());
+        prop_assert_eq!(streamed, one_shot);
+    }
+}
