@@ -1,6 +1,6 @@
 //! `--print-config`: the `settings.json` snippet that registers exactly this guard.
 
-use serde_json::json;
+use serde::Serialize;
 
 use super::options::Options;
 
@@ -29,15 +29,43 @@ pub(crate) fn command_line(opts: &Options) -> String {
 /// The snippet, pretty-printed. The matcher is `*` because the guard also denies every tool not
 /// named with `--allow-tool`; a narrower matcher would let those through unseen.
 pub(crate) fn settings_snippet(opts: &Options) -> String {
-    let snippet = json!({
-        "hooks": {
-            "PreToolUse": [{
-                "matcher": "*",
-                "hooks": [{"type": "command", "command": command_line(opts)}],
+    let snippet = Settings {
+        hooks: Hooks {
+            pre_tool_use: vec![MatcherGroup {
+                matcher: "*",
+                hooks: vec![CommandHook {
+                    kind: "command",
+                    command: command_line(opts),
+                }],
             }],
         },
-    });
+    };
     serde_json::to_string_pretty(&snippet).unwrap_or_default()
+}
+
+// Structs rather than `json!` so that the keys keep the order people write them in.
+#[derive(Serialize)]
+struct Settings {
+    hooks: Hooks,
+}
+
+#[derive(Serialize)]
+struct Hooks {
+    #[serde(rename = "PreToolUse")]
+    pre_tool_use: Vec<MatcherGroup>,
+}
+
+#[derive(Serialize)]
+struct MatcherGroup {
+    matcher: &'static str,
+    hooks: Vec<CommandHook>,
+}
+
+#[derive(Serialize)]
+struct CommandHook {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    command: String,
 }
 
 /// POSIX shell quoting: bare when only safe characters appear, else single quotes with each `'`

@@ -100,26 +100,27 @@ fn check_write(tool: &str, call: &Map<String, Value>, opts: &Options) -> Result<
     let resolved =
         resolve_physical(&absolute).map_err(|why| format!("{tool} to {target:?} denied: {why}"))?;
     let shown = shown_target(target, &absolute, &resolved.path);
-    if let Some(meta) = &resolved.existing {
-        if !meta.is_file() {
-            return Err(format!(
-                "{tool} to {shown} denied: it exists and is not a regular file"
-            ));
-        }
-        if let Some(links) = extra_hard_links(meta) {
-            return Err(format!(
-                "{tool} to {shown} denied: the file has {links} hard links, so the write would also change another path"
-            ));
-        }
-    }
     let root = find_root(opts, cwd).map_err(|why| format!("{tool} to {shown} denied: {why}"))?;
     let grants = resolve_grants(opts, &root)?;
-    if grants.files.contains(&resolved.path)
+    let granted = grants.files.contains(&resolved.path)
         || grants
             .dirs
             .iter()
-            .any(|dir| strictly_inside_unprotected(&resolved.path, dir))
-    {
+            .any(|dir| strictly_inside_unprotected(&resolved.path, dir));
+    if granted {
+        // A granted name can still hold something a write must not go through.
+        if let Some(meta) = &resolved.existing {
+            if !meta.is_file() {
+                return Err(format!(
+                    "{tool} to {shown} denied: it exists and is not a regular file"
+                ));
+            }
+            if let Some(links) = extra_hard_links(meta) {
+                return Err(format!(
+                    "{tool} to {shown} denied: the file has {links} hard links, so the write would also change another path"
+                ));
+            }
+        }
         return Ok(());
     }
     Err(format!(
