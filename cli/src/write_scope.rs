@@ -10,7 +10,7 @@ mod decision;
 mod options;
 mod resolve;
 
-use std::io::{self, Read, Write};
+use std::io::{self, IsTerminal, Read, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
 
@@ -20,7 +20,12 @@ pub(crate) use options::Options;
 use decision::{FALLBACK_DENY_LINE, MAX_INPUT_BYTES, deny_line};
 
 /// Arguments of `airlock hook write-scope`.
+///
+/// No `-h`/`--help` flag: clap would print help to stdout and exit 0, which Claude Code reads as
+/// "no objection" if the flag ever lands in a hook command. `airlock hook help write-scope` still
+/// shows the help.
 #[derive(clap::Args, Debug)]
+#[command(disable_help_flag = true)]
 pub(crate) struct WriteScopeArgs {
     /// Directory the allowed paths are relative to [default: git top level of the call's cwd,
     /// else the cwd]. A relative root is taken from the call's cwd.
@@ -105,6 +110,22 @@ fn read_input() -> io::Result<Vec<u8>> {
 }
 
 fn print_config(args: &WriteScopeArgs) -> ExitCode {
+    // Registered as a hook by mistake, `--print-config` would answer every call with a snippet
+    // Claude Code ignores, letting it through; a call waiting on stdin gets the deny instead.
+    if !io::stdin().is_terminal() && read_input().is_ok_and(|input| !input.trim_ascii().is_empty())
+    {
+        let line = deny_line(
+            "airlock write-scope: --print-config is not a hook; drop it from the command",
+        );
+        let mut stdout = io::stdout().lock();
+        return match stdout
+            .write_all(line.as_bytes())
+            .and_then(|()| stdout.flush())
+        {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(_) => ExitCode::from(2),
+        };
+    }
     match args.options() {
         Ok(opts) => {
             let mut stdout = io::stdout().lock();

@@ -444,6 +444,9 @@ fn bad_flags_never_allow() {
         vec!["--allow"],
         vec!["--allow", "AUDIT.md", "--allow-dir"],
         vec!["--allow=AUDIT.md", "extra-positional"],
+        vec!["--allow", "AUDIT.md", "--help"],
+        vec!["--allow", "AUDIT.md", "-h"],
+        vec!["--allow", "AUDIT.md", "--version"],
     ] {
         let flags: Vec<String> = flags.iter().map(|f| (*f).to_owned()).collect();
         let output = run_hook(&flags, &allowed_call);
@@ -482,6 +485,21 @@ fn print_config_reproduces_the_flags() {
     assert_eq!(
         group["hooks"][0]["command"],
         "airlock hook write-scope --root '/my repo' --allow AUDIT.md --allow-dir tmp/audit --allow-dir '*' --allow-tool Read"
+    );
+    // Registered as the hook by mistake, it still denies the call it is given.
+    let misused = run_hook(
+        &[
+            "--print-config".to_owned(),
+            "--allow".to_owned(),
+            "x".to_owned(),
+        ],
+        br#"{"tool_name":"Bash"}"#,
+    );
+    assert_eq!(misused.status.code(), Some(0));
+    assert!(
+        deny_reason(&misused.stdout)
+            .unwrap()
+            .contains("--print-config is not a hook")
     );
     let refused = Command::new(AIRLOCK)
         .args([
