@@ -1,5 +1,6 @@
 //! `airlock hook write-scope` end to end: the built binary, a real directory tree, one call per
-//! case on stdin.
+//! case on stdin. Unix only: the fixture is built from symlinks and hard links.
+#![cfg(unix)]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

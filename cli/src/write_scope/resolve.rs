@@ -153,7 +153,7 @@ fn split_at_missing<'a>(
     Ok((resolved, names))
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 #[allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
 mod tests {
     use super::*;
