@@ -65,3 +65,8 @@ pub use utf8::Utf8Error;
 
 /// This library's version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The README's example, compiled and run as a doctest so it cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeExample;

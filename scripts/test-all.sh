@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The one test command: installs what the tests need (pinned), then runs every check.
+# CI runs exactly this (.ci/run); so does a developer on a fresh machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "format"
+cargo fmt --all -- --check
+
+step "clippy (warnings are errors)"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "docs (warnings are errors)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
+
+step "tests: unit, property, integration, conformance"
+cargo test --workspace --locked
+
+step "no_std, no-heap link check of airlock-core"
+cargo build --release --locked --manifest-path nostd-check/Cargo.toml --quiet
+
+step "generated Unicode table matches its pinned source"
+scripts/gen-tables.sh --check
+
+echo
+echo "all checks passed"
