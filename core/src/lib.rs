@@ -7,3 +7,5 @@
 
 #[cfg(test)]
 extern crate std;
+
+pub mod header;
