@@ -10,11 +10,7 @@ mod send_gate;
 mod write_scope;
 
 #[derive(Parser)]
-#[command(
-    name = "airlock",
-    version,
-    about = "Contain untrusted text before it reaches a model's prompt"
-)]
+#[command(name = "airlock", version, about = "Contain untrusted text before it reaches a model's prompt")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
