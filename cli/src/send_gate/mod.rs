@@ -110,7 +110,15 @@ pub(crate) fn run_hook(_args: &SendGateArgs) -> ExitCode {
 }
 
 fn block(reason: &str) -> ExitCode {
-    say(&format!("{BLOCKED} {reason}"));
+    // One line, always: a multi-line regex error would otherwise split the
+    // reason from its remedy in a reader that keeps the first line.
+    let one_line = reason
+        .split(['\n', '\r'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    say(&format!("{BLOCKED} {one_line}"));
     ExitCode::from(2)
 }
 
