@@ -165,8 +165,17 @@ impl Claimed {
     /// Puts a ledger that failed its check back, unless a new ledger for the
     /// same digest was filed meanwhile (a hard link never overwrites).
     pub(crate) fn release(self) {
-        if fs::hard_link(&self.claimed, &self.original).is_ok() || self.original.exists() {
-            let _ = fs::remove_file(&self.claimed);
+        match fs::hard_link(&self.claimed, &self.original) {
+            Ok(()) => {
+                let _ = fs::remove_file(&self.claimed);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                let _ = fs::remove_file(&self.claimed);
+            }
+            // A file system without hard links: a rename still restores it.
+            Err(_) => {
+                let _ = fs::rename(&self.claimed, &self.original);
+            }
         }
     }
 
