@@ -32,6 +32,7 @@ pub mod envelope;
 pub mod fence;
 pub mod forgery;
 pub mod frontmatter;
+pub mod header;
 pub mod prose;
 pub mod reject;
 mod scan;

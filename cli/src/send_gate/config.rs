@@ -1,0 +1,264 @@
+//! The configuration file: the anchor's keys, validated and compiled up front.
+//!
+//! Every pattern is compiled when the file loads; one that does not compile
+//! fails the load, because a skipped pattern is an invisible hole in the gate.
+
+use std::path::{Path, PathBuf};
+
+use regex::{Regex, RegexBuilder};
+use serde::Deserialize;
+
+/// The file as written. Unknown keys are an error: a misspelt key would
+/// otherwise leave a rule silently off.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ConfigFile {
+    pub(crate) gated_tool_patterns: Vec<String>,
+    pub(crate) exempt_tool_patterns: Vec<String>,
+    pub(crate) block_patterns: Vec<NamedPattern>,
+    pub(crate) warn_patterns: Vec<NamedPattern>,
+    pub(crate) text_field_candidates: Vec<String>,
+    pub(crate) ledger_max_age_minutes: f64,
+    #[serde(default)]
+    pub(crate) currency_claim_patterns: Option<Vec<String>>,
+    #[serde(default)]
+    pub(crate) currency_claim_max_age_minutes: Option<f64>,
+    #[serde(default)]
+    pub(crate) peer_send_resolution: Option<PeerSendResolution>,
+    #[serde(default)]
+    pub(crate) doctor_clean_controls: Option<Vec<String>>,
+    #[serde(default)]
+    pub(crate) doctor_block_controls: Option<Vec<String>>,
+}
+
+/// A named regex of `block_patterns` / `warn_patterns`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct NamedPattern {
+    pub(crate) name: String,
+    pub(crate) regex: String,
+}
+
+/// The peer-session lane: the target id must be an active ref on a board.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PeerSendResolution {
+    pub(crate) tool_pattern: String,
+    #[serde(default = "default_target_field")]
+    pub(crate) target_field: String,
+    pub(crate) board: String,
+}
+
+fn default_target_field() -> String {
+    "session_id".into()
+}
+
+/// Currency claims default to this maximum read age when the patterns are
+/// adopted without one (the anchor's default).
+const DEFAULT_CURRENCY_MAX_AGE_MINUTES: f64 = 30.0;
+/// A freshness window beyond a week is a configuration mistake, not a policy.
+const MAX_WINDOW_MINUTES: f64 = 7.0 * 24.0 * 60.0;
+
+/// A pattern compiled, with the name it reports under.
+#[derive(Debug)]
+pub(crate) struct Rule {
+    pub(crate) name: String,
+    pub(crate) regex: Regex,
+}
+
+/// The peer lane, compiled.
+#[derive(Debug)]
+pub(crate) struct PeerLane {
+    pub(crate) tool: Regex,
+    pub(crate) target_field: String,
+    pub(crate) board: PathBuf,
+}
+
+/// The currency-claim lane, compiled.
+#[derive(Debug)]
+pub(crate) struct CurrencyLane {
+    pub(crate) patterns: Vec<Regex>,
+    pub(crate) max_age_minutes: f64,
+}
+
+/// A configuration that loaded, validated and compiled.
+#[derive(Debug)]
+pub(crate) struct Config {
+    pub(crate) gated: Vec<Regex>,
+    pub(crate) exempt: Vec<Regex>,
+    pub(crate) block: Vec<Rule>,
+    pub(crate) warn: Vec<Rule>,
+    pub(crate) text_fields: Vec<String>,
+    pub(crate) ledger_max_age_minutes: f64,
+    pub(crate) currency: Option<CurrencyLane>,
+    pub(crate) peer: Option<PeerLane>,
+    pub(crate) clean_controls: Vec<String>,
+    pub(crate) block_controls: Vec<String>,
+}
+
+/// Parses, validates and compiles a configuration. `home` expands a leading
+/// `~/` in the peer board path.
+pub(crate) fn parse_config(text: &str, home: Option<&Path>) -> Result<Config, String> {
+    let file: ConfigFile = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    compile(file, home)
+}
+
+fn compile(file: ConfigFile, home: Option<&Path>) -> Result<Config, String> {
+    if file.gated_tool_patterns.is_empty() {
+        return Err("gated_tool_patterns is empty: the gate would classify no tool".into());
+    }
+    if file.text_field_candidates.iter().all(|f| f.is_empty()) {
+        return Err("text_field_candidates is empty: no outgoing text could be found".into());
+    }
+    let window = file.ledger_max_age_minutes;
+    if !(window > 0.0 && window <= MAX_WINDOW_MINUTES) {
+        return Err(format!(
+            "ledger_max_age_minutes must be above 0 and at most {MAX_WINDOW_MINUTES} (got {window})"
+        ));
+    }
+    let tool = |key: &str, list: &[String]| -> Result<Vec<Regex>, String> {
+        list.iter()
+            .map(|p| {
+                Regex::new(p).map_err(|e| format!("{key}: pattern {p:?} does not compile: {e}"))
+            })
+            .collect()
+    };
+    let rules = |key: &str, list: &[NamedPattern]| -> Result<Vec<Rule>, String> {
+        list.iter()
+            .map(|p| {
+                if p.name.trim().is_empty() {
+                    return Err(format!("{key}: a pattern has an empty name"));
+                }
+                Ok(Rule {
+                    name: p.name.clone(),
+                    regex: insensitive(&p.regex).map_err(|e| format!("{key} {:?}: {e}", p.name))?,
+                })
+            })
+            .collect()
+    };
+    let currency = match (
+        file.currency_claim_patterns,
+        file.currency_claim_max_age_minutes,
+    ) {
+        (None, None) => None,
+        (None, Some(_)) => {
+            return Err(
+                "currency_claim_max_age_minutes is set but currency_claim_patterns is not".into(),
+            );
+        }
+        (Some(patterns), max) => {
+            if patterns.is_empty() {
+                return Err(
+                    "currency_claim_patterns is empty: leave it out to keep the lane off".into(),
+                );
+            }
+            let max_age_minutes = max.unwrap_or(DEFAULT_CURRENCY_MAX_AGE_MINUTES);
+            if !(max_age_minutes > 0.0 && max_age_minutes <= MAX_WINDOW_MINUTES) {
+                return Err(format!(
+                    "currency_claim_max_age_minutes must be above 0 and at most {MAX_WINDOW_MINUTES} (got {max_age_minutes})"
+                ));
+            }
+            let patterns = patterns
+                .iter()
+                .map(|p| insensitive(p).map_err(|e| format!("currency_claim_patterns: {e}")))
+                .collect::<Result<_, _>>()?;
+            Some(CurrencyLane {
+                patterns,
+                max_age_minutes,
+            })
+        }
+    };
+    let peer = match file.peer_send_resolution {
+        None => None,
+        Some(p) => {
+            if p.target_field.is_empty() || p.board.is_empty() {
+                return Err("peer_send_resolution needs a non-empty target_field and board".into());
+            }
+            let tool = Regex::new(&p.tool_pattern)
+                .map_err(|e| format!("peer_send_resolution.tool_pattern does not compile: {e}"))?;
+            Some(PeerLane {
+                tool,
+                target_field: p.target_field,
+                board: expand_home(&p.board, home)?,
+            })
+        }
+    };
+    Ok(Config {
+        gated: tool("gated_tool_patterns", &file.gated_tool_patterns)?,
+        exempt: tool("exempt_tool_patterns", &file.exempt_tool_patterns)?,
+        block: rules("block_patterns", &file.block_patterns)?,
+        warn: rules("warn_patterns", &file.warn_patterns)?,
+        text_fields: file.text_field_candidates,
+        ledger_max_age_minutes: window,
+        currency,
+        peer,
+        clean_controls: file.doctor_clean_controls.unwrap_or_default(),
+        block_controls: file.doctor_block_controls.unwrap_or_default(),
+    })
+}
+
+/// Patterns over message text match case-insensitively, as the anchor's
+/// `re.IGNORECASE` did.
+fn insensitive(pattern: &str) -> Result<Regex, String> {
+    RegexBuilder::new(pattern)
+        .case_insensitive(true)
+        .build()
+        .map_err(|e| format!("pattern {pattern:?} does not compile: {e}"))
+}
+
+pub(crate) fn expand_home(path: &str, home: Option<&Path>) -> Result<PathBuf, String> {
+    match path.strip_prefix("~/") {
+        Some(rest) => home
+            .map(|h| h.join(rest))
+            .ok_or_else(|| format!("{path}: $HOME is not set")),
+        None => Ok(PathBuf::from(path)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"{"gated_tool_patterns":["send"],"exempt_tool_patterns":[],"block_patterns":[{"name":"b","regex":"bad"}],
+        "warn_patterns":[],"text_field_candidates":["body"],"ledger_max_age_minutes":45}"#;
+
+    #[test]
+    fn loads_minimal() {
+        let c = parse_config(MINIMAL, None).unwrap();
+        assert!(c.block[0].regex.is_match("BAD"));
+        assert!(c.currency.is_none() && c.peer.is_none());
+    }
+
+    #[test]
+    fn refuses_unknown_keys_and_bad_values() {
+        let unknown = MINIMAL.replace(
+            "\"warn_patterns\"",
+            "\"signature_link_enforcement\":{},\"warn_patterns\"",
+        );
+        assert!(
+            parse_config(&unknown, None)
+                .unwrap_err()
+                .contains("unknown field")
+        );
+        let bad_regex = MINIMAL.replace("\"bad\"", "\"(\"");
+        assert!(
+            parse_config(&bad_regex, None)
+                .unwrap_err()
+                .contains("does not compile")
+        );
+        let zero = MINIMAL.replace(":45", ":0");
+        assert!(parse_config(&zero, None).is_err());
+        let nan_like = MINIMAL.replace(":45", ":-1");
+        assert!(parse_config(&nan_like, None).is_err());
+    }
+
+    #[test]
+    fn expands_home_in_board() {
+        assert_eq!(
+            expand_home("~/b.md", Some(Path::new("/h"))).unwrap(),
+            PathBuf::from("/h/b.md")
+        );
+        assert!(expand_home("~/b.md", None).is_err());
+        assert_eq!(expand_home("/abs", None).unwrap(), PathBuf::from("/abs"));
+    }
+}

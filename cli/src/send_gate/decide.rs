@@ -1,0 +1,224 @@
+//! Steps 2 to 5: what the gate decides from the call and the configuration
+//! alone, with no I/O. The ledger (step 6) and the board read are the
+//! caller's; everything here is a pure function a fuzz target can drive.
+
+use serde_json::{Map, Value};
+
+use super::config::Config;
+use super::digest::message_digest;
+use super::input::ToolCall;
+use super::scan::{Hidden, Hit, find_hidden_in_input, outgoing_fields, scan_text};
+
+/// The header fields checked for message-id hygiene, and whether each holds
+/// several ids (`References`) or one.
+pub(crate) const THREADING_FIELDS: [(&str, bool); 4] = [
+    ("in_reply_to", false),
+    ("references", true),
+    ("inReplyTo", false),
+    ("in_reply_to_id", false),
+];
+
+/// Where a call goes after the checks that need no I/O.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Route {
+    /// An exempt tool: passes untouched.
+    Exempt,
+    /// The peer-session lane: passes when `target` is active on the board.
+    Peer { target: String },
+    /// A gated message: passes when the ledger for `digest` is valid.
+    Message(Prepared),
+}
+
+/// A gated message that passed every check before the ledger.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Prepared {
+    pub(crate) digest: String,
+    pub(crate) fields: Vec<String>,
+    pub(crate) warnings: Vec<Hit>,
+}
+
+/// Steps 2 to 5. `Err` is the block reason and its remedy.
+pub(crate) fn route(call: &ToolCall, config: &Config) -> Result<Route, String> {
+    let name = call.tool_name.as_str();
+    // The peer lane runs before the exempt list (as in the anchor): once
+    // adopted, it owns those tools and an old exemption cannot bypass it.
+    if let Some(peer) = config.peer.as_ref().filter(|p| p.tool.is_match(name)) {
+        let target = match call.tool_input.get(&peer.target_field) {
+            Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
+            _ => {
+                return Err(format!(
+                    "peer-session send carries no {:?} target; unknown shape fails closed, address the exact session ref from the coordination board",
+                    peer.target_field
+                ));
+            }
+        };
+        hidden_check(&find_hidden_in_input(&call.tool_input))?;
+        return Ok(Route::Peer { target });
+    }
+    if config.exempt.iter().any(|r| r.is_match(name)) {
+        return Ok(Route::Exempt);
+    }
+    if !config.gated.iter().any(|r| r.is_match(name)) {
+        return Err(format!(
+            "unclassified tool {name:?}: it reached the gate but matches no gated_tool_patterns or exempt_tool_patterns; classify it in the configuration deliberately rather than send through it"
+        ));
+    }
+    let fields = outgoing_fields(&call.tool_input, &config.text_fields)?;
+    if fields.is_empty() {
+        return Err(format!(
+            "no outgoing text found in tool_input (looked for: {}); unknown shape fails closed, add the field to text_field_candidates deliberately",
+            config.text_fields.join(", ")
+        ));
+    }
+    let mut blocks = Vec::new();
+    let mut warnings = Vec::new();
+    let mut hidden = find_hidden_in_input(&call.tool_input);
+    for (field, text) in &fields {
+        let report = scan_text(text, &format!("tool_input.{field}"), config);
+        blocks.extend(report.blocks);
+        warnings.extend(report.warnings);
+        for h in report.hidden {
+            if !hidden.contains(&h) {
+                hidden.push(h);
+            }
+        }
+    }
+    hidden_check(&hidden)?;
+    if !blocks.is_empty() {
+        return Err(format!(
+            "register scan failed: {}; rewrite the thought, not the wording around the pattern (check drafts with `airlock guard scan`)",
+            describe_hits(&blocks)
+        ));
+    }
+    header_check(&call.tool_input)?;
+    Ok(Route::Message(Prepared {
+        digest: message_digest(call),
+        fields: fields.iter().map(|(f, _)| (*f).to_owned()).collect(),
+        warnings,
+    }))
+}
+
+pub(crate) fn describe_hits(hits: &[Hit]) -> String {
+    hits.iter()
+        .map(|h| format!("[{}] matched {:?}", h.name, h.matched))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// How many hidden code points a block message names before it summarises.
+const HIDDEN_LISTED: usize = 8;
+
+fn hidden_check(hidden: &[Hidden]) -> Result<(), String> {
+    if hidden.is_empty() {
+        return Ok(());
+    }
+    let mut listed: Vec<String> = hidden
+        .iter()
+        .take(HIDDEN_LISTED)
+        .map(ToString::to_string)
+        .collect();
+    if let Some(more) = hidden.len().checked_sub(HIDDEN_LISTED).filter(|&n| n > 0) {
+        listed.push(format!("and {more} more"));
+    }
+    Err(format!(
+        "hidden or control code point in outgoing text: {}; a reader cannot see it and a model reads it, so remove it (TAB, LF and CR are allowed)",
+        listed.join(", ")
+    ))
+}
+
+/// Step 4: message-id hygiene on the threading headers.
+pub(crate) fn header_check(input: &Map<String, Value>) -> Result<(), String> {
+    let mut fails = Vec::new();
+    for (key, multiple) in THREADING_FIELDS {
+        match input.get(key) {
+            None | Some(Value::Null) => {}
+            Some(Value::String(s)) if s.trim().is_empty() => {}
+            Some(Value::String(s)) => {
+                if let Err(e) = airlock_core::header::check_message_ids(s, multiple) {
+                    fails.push(format!("{key} {}: {e}", preview(s)));
+                }
+            }
+            Some(Value::Array(items)) if multiple || items.len() <= 1 => {
+                for (i, item) in items.iter().enumerate() {
+                    match item
+                        .as_str()
+                        .map(|s| airlock_core::header::check_message_ids(s, false))
+                    {
+                        Some(Ok(())) => {}
+                        Some(Err(e)) => fails.push(format!(
+                            "{key}[{i}] {}: {e}",
+                            preview(item.as_str().unwrap_or_default())
+                        )),
+                        None => fails.push(format!("{key}[{i}] is not a string")),
+                    }
+                }
+            }
+            Some(Value::Array(_)) => fails.push(format!("{key} holds more than one message id")),
+            Some(_) => fails.push(format!("{key} is neither a string nor a list of strings")),
+        }
+    }
+    if fails.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "threading header malformed: {}; a message id is written with literal angle brackets, <id@host>, never &lt;id@host&gt;, ids in references separated by spaces",
+        fails.join(" | ")
+    ))
+}
+
+/// The value as JSON, cut to 80 code points, for a block message.
+fn preview(s: &str) -> String {
+    let cut: String = s.chars().take(80).collect();
+    serde_json::to_string(&cut).unwrap_or_default()
+}
+
+/// Whether the coordination board lists `target` (or `ccd:<target>`, the
+/// anchor's client-ref prefix) in a non-terminal row of `## Active sessions`.
+pub(crate) fn board_has_active_ref(board: &str, target: &str) -> bool {
+    const TERMINAL: [&str; 4] = ["released", "complete", "completed", "closed"];
+    let prefixed = format!("ccd:{target}");
+    let mut in_table = false;
+    for line in board.lines() {
+        if line.trim() == "## Active sessions" {
+            in_table = true;
+            continue;
+        }
+        if in_table && line.starts_with("## ") {
+            break;
+        }
+        if !in_table || !line.starts_with('|') {
+            continue;
+        }
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        // `| a | b |` splits into ["", "a", "b", ""]: drop the outer two.
+        let cells = cells
+            .get(1..cells.len().saturating_sub(1))
+            .unwrap_or_default();
+        let Some(first) = cells.first() else { continue };
+        if matches!(*first, "id" | "session uuid") || first.chars().all(|c| c == '-' || c == ':') {
+            continue;
+        }
+        let status = cells.last().map(|s| s.to_lowercase()).unwrap_or_default();
+        if cells.iter().any(|c| *c == target || *c == prefixed)
+            && !TERMINAL.contains(&status.as_str())
+        {
+            return true;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn board_rows() {
+        let board = "## Active sessions\n| id | ref | status |\n| --- | --- | --- |\n| 1 | ccd:a | owner |\n| 2 | ccd:b | released |\n## Other\n| 3 | ccd:c | owner |\n";
+        assert!(board_has_active_ref(board, "a"));
+        assert!(board_has_active_ref(board, "ccd:a"));
+        assert!(!board_has_active_ref(board, "b"));
+        assert!(!board_has_active_ref(board, "c"));
+        assert!(!board_has_active_ref("", "a"));
+    }
+}

@@ -1,0 +1,241 @@
+//! Where configuration and state live, and the file operations on them.
+//!
+//! Ledgers are filed by digest so two messages composed at once never share
+//! a slot, written through a temporary file and a rename so a reader never
+//! sees half a ledger, and claimed by a rename before they are checked so
+//! two sends of the same message cannot both spend one ledger.
+
+use std::fs;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+
+use super::digest::is_digest;
+use super::input::parse_limited_json;
+
+/// A ledger larger than this is not a ledger.
+pub(crate) const MAX_LEDGER_BYTES: usize = 1024 * 1024;
+/// Ledgers older than this many freshness windows are swept.
+pub(crate) const SWEEP_WINDOWS: f64 = 4.0;
+
+/// The paths the gate reads and writes.
+#[derive(Debug, Clone)]
+pub(crate) struct Paths {
+    pub(crate) config: PathBuf,
+    pub(crate) state: PathBuf,
+    pub(crate) home: Option<PathBuf>,
+}
+
+impl Paths {
+    /// From `$AIRLOCK_SEND_GATE_CONFIG`, `$AIRLOCK_SEND_GATE_STATE` and `$HOME`.
+    pub(crate) fn from_env() -> Result<Self, String> {
+        let home = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from);
+        let under_home = |rel: &str, var: &str| {
+            home.as_ref()
+                .map(|h| h.join(rel))
+                .ok_or_else(|| format!("neither ${var} nor $HOME is set"))
+        };
+        let config = match std::env::var_os("AIRLOCK_SEND_GATE_CONFIG").filter(|v| !v.is_empty()) {
+            Some(p) => PathBuf::from(p),
+            None => under_home(".config/airlock/send-gate.json", "AIRLOCK_SEND_GATE_CONFIG")?,
+        };
+        let state = match std::env::var_os("AIRLOCK_SEND_GATE_STATE").filter(|v| !v.is_empty()) {
+            Some(p) => PathBuf::from(p),
+            None => under_home(".local/state/airlock/send-gate", "AIRLOCK_SEND_GATE_STATE")?,
+        };
+        Ok(Self {
+            config,
+            state,
+            home,
+        })
+    }
+
+    pub(crate) fn ledger_dir(&self) -> PathBuf {
+        self.state.join("ledger")
+    }
+
+    pub(crate) fn ledger_path(&self, digest: &str) -> PathBuf {
+        self.ledger_dir().join(format!("{digest}.json"))
+    }
+
+    pub(crate) fn log_path(&self) -> PathBuf {
+        self.state.join("log.jsonl")
+    }
+}
+
+/// Reads at most `limit` bytes of a file; more is an error.
+pub(crate) fn read_capped(path: &Path, limit: usize) -> Result<Vec<u8>, String> {
+    let file = fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    read_all_capped(file, limit).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Reads a stream to its end, refusing more than `limit` bytes.
+pub(crate) fn read_all_capped(reader: impl Read, limit: usize) -> Result<Vec<u8>, String> {
+    let mut buf = Vec::new();
+    let cap = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
+    reader
+        .take(cap)
+        .read_to_end(&mut buf)
+        .map_err(|e| format!("read failed: {e}"))?;
+    if buf.len() > limit {
+        return Err(format!("larger than {limit} bytes"));
+    }
+    Ok(buf)
+}
+
+/// Creates a private directory (0700) and everything above it.
+fn private_dir(dir: &Path) -> Result<(), String> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder
+        .create(dir)
+        .map_err(|e| format!("cannot create {}: {e}", dir.display()))
+}
+
+/// Files a ledger under its own `message_sha256`, atomically; returns the path.
+pub(crate) fn write_ledger(paths: &Paths, ledger: &Value) -> Result<PathBuf, String> {
+    let digest = ledger
+        .get("message_sha256")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if !is_digest(digest) {
+        return Err(
+            "message_sha256 must be 64 lower-case hex digits (the output of `airlock guard sha`)"
+                .into(),
+        );
+    }
+    let dir = paths.ledger_dir();
+    private_dir(&dir)?;
+    let target = paths.ledger_path(digest);
+    // tempfile creates the file 0600 in the same directory, so the rename
+    // below is atomic and the ledger is never world-readable.
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tmp-")
+        .tempfile_in(&dir)
+        .map_err(|e| format!("cannot create a temporary file in {}: {e}", dir.display()))?;
+    let mut text = serde_json::to_string_pretty(ledger).map_err(|e| e.to_string())?;
+    text.push('\n');
+    tmp.write_all(text.as_bytes())
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(|e| format!("cannot write the ledger: {e}"))?;
+    tmp.persist(&target)
+        .map_err(|e| format!("cannot file the ledger at {}: {e}", target.display()))?;
+    Ok(target)
+}
+
+/// A ledger taken out of circulation for one check.
+pub(crate) struct Claimed {
+    pub(crate) original: PathBuf,
+    pub(crate) claimed: PathBuf,
+}
+
+/// Claims the ledger for `digest` by renaming it aside; `Ok(None)` when
+/// there is none. Only one of two racing sends wins the rename.
+pub(crate) fn claim_ledger(paths: &Paths, digest: &str) -> Result<Option<Claimed>, String> {
+    let original = paths.ledger_path(digest);
+    let nanos = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let claimed = paths
+        .ledger_dir()
+        .join(format!(".claimed-{digest}-{}-{nanos}", std::process::id()));
+    match fs::rename(&original, &claimed) {
+        Ok(()) => Ok(Some(Claimed { original, claimed })),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!(
+            "cannot claim the ledger {}: {e}",
+            original.display()
+        )),
+    }
+}
+
+impl Claimed {
+    pub(crate) fn read(&self) -> Result<Value, String> {
+        let bytes = read_capped(&self.claimed, MAX_LEDGER_BYTES)?;
+        parse_limited_json(&bytes)
+    }
+
+    /// Puts a ledger that failed its check back, unless a new ledger for the
+    /// same digest was filed meanwhile (a hard link never overwrites).
+    pub(crate) fn release(self) {
+        match fs::hard_link(&self.claimed, &self.original) {
+            Ok(()) => {
+                let _ = fs::remove_file(&self.claimed);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                let _ = fs::remove_file(&self.claimed);
+            }
+            // A file system without hard links: a rename still restores it.
+            Err(_) => {
+                let _ = fs::rename(&self.claimed, &self.original);
+            }
+        }
+    }
+
+    /// Spends the ledger.
+    pub(crate) fn consume(self) -> Result<(), String> {
+        fs::remove_file(&self.claimed).map_err(|e| {
+            format!(
+                "cannot delete the spent ledger {}: {e}",
+                self.claimed.display()
+            )
+        })
+    }
+}
+
+/// Appends one line to the log, creating the state directory if needed.
+pub(crate) fn append_log(paths: &Paths, record: &Value) -> Result<(), String> {
+    private_dir(&paths.state)?;
+    let mut line = serde_json::to_string(record).map_err(|e| e.to_string())?;
+    line.push('\n');
+    let mut options = fs::OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let path = paths.log_path();
+    // One write call of one line: appends from concurrent gates do not interleave.
+    options
+        .open(&path)
+        .and_then(|mut f| f.write_all(line.as_bytes()))
+        .map_err(|e| format!("cannot append to {}: {e}", path.display()))
+}
+
+/// Deletes ledger-directory files older than [`SWEEP_WINDOWS`] windows, by
+/// modification time or by their own `created_at`. Returns how many went.
+pub(crate) fn sweep(paths: &Paths, window_minutes: f64, now: time::OffsetDateTime) -> usize {
+    let Ok(entries) = fs::read_dir(paths.ledger_dir()) else {
+        return 0;
+    };
+    let max_age =
+        Duration::try_from_secs_f64(window_minutes * 60.0 * SWEEP_WINDOWS).unwrap_or(Duration::MAX);
+    let cutoff = SystemTime::now().checked_sub(max_age);
+    let created_cutoff = now.checked_sub(time::Duration::seconds_f64(
+        window_minutes * 60.0 * SWEEP_WINDOWS,
+    ));
+    let mut removed = 0usize;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let old_by_mtime = match (entry.metadata().and_then(|m| m.modified()), cutoff) {
+            (Ok(modified), Some(cutoff)) => modified < cutoff,
+            _ => false,
+        };
+        let old_by_content = !old_by_mtime
+            && read_capped(&path, MAX_LEDGER_BYTES)
+                .ok()
+                .and_then(|b| parse_limited_json(&b).ok())
+                .and_then(|v| v.get("created_at").and_then(super::ledger::parse_timestamp))
+                .zip(created_cutoff)
+                .is_some_and(|(created, cutoff)| created < cutoff);
+        if (old_by_mtime || old_by_content) && fs::remove_file(&path).is_ok() {
+            removed = removed.saturating_add(1);
+        }
+    }
+    removed
+}

@@ -1,0 +1,1217 @@
+//! Behavioural suite of `airlock hook send-gate` and `airlock guard …`,
+//! driving the built binary with temporary configuration and state.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects
+)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+use time::format_description::well_known::Rfc3339;
+use time::{Duration, OffsetDateTime};
+
+const BIN: &str = env!("CARGO_BIN_EXE_airlock");
+const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/send-gate.example.json");
+const PREFIX: &str = "airlock send-gate BLOCKED: ";
+const SLACK: &str = "mcp__slack__slack_send_message";
+const GMAIL: &str = "mcp__workspace-mcp__send_gmail_message";
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+struct Gate {
+    dir: tempfile::TempDir,
+}
+
+impl Gate {
+    fn new() -> Self {
+        let gate = Self {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        std::fs::copy(EXAMPLE, gate.config()).unwrap();
+        std::fs::write(
+            gate.settings(),
+            r#"{"hooks":{"PreToolUse":[{"matcher":"mcp__.*(send|draft|schedule)","hooks":[{"type":"command","command":"airlock hook send-gate"}]}]}}"#,
+        )
+        .unwrap();
+        gate
+    }
+    fn config(&self) -> PathBuf {
+        self.dir.path().join("send-gate.json")
+    }
+    fn state(&self) -> PathBuf {
+        self.dir.path().join("state")
+    }
+    fn settings(&self) -> PathBuf {
+        self.dir.path().join("settings.json")
+    }
+    fn ledger_dir(&self) -> PathBuf {
+        self.state().join("ledger")
+    }
+    fn set_config(&self, text: &str) {
+        std::fs::write(self.config(), text).unwrap();
+    }
+    /// The example configuration with `edit` applied to its JSON.
+    fn edit_config(&self, edit: impl FnOnce(&mut serde_json::Map<String, Value>)) {
+        let mut cfg: Value =
+            serde_json::from_str(&std::fs::read_to_string(EXAMPLE).unwrap()).unwrap();
+        edit(cfg.as_object_mut().unwrap());
+        self.set_config(&cfg.to_string());
+    }
+    fn run_env(&self, args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Out {
+        let mut cmd = Command::new(BIN);
+        cmd.args(args)
+            .env("AIRLOCK_SEND_GATE_CONFIG", self.config())
+            .env("AIRLOCK_SEND_GATE_STATE", self.state())
+            .env("AIRLOCK_SEND_GATE_CLAUDE_SETTINGS", self.settings())
+            .env("HOME", self.dir.path().join("home"))
+            .env_remove("AIRLOCK_SEND_GATE_TEST_PANIC")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().unwrap();
+        // The gate may refuse before reading everything; a closed pipe is fine.
+        let _ = child.stdin.take().unwrap().write_all(stdin);
+        let out = child.wait_with_output().unwrap();
+        Out {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+    fn run(&self, args: &[&str], stdin: &[u8]) -> Out {
+        self.run_env(args, stdin, &[])
+    }
+    fn hook_raw(&self, stdin: &[u8]) -> Out {
+        self.run(&["hook", "send-gate"], stdin)
+    }
+    fn hook(&self, call: &Value) -> Out {
+        self.hook_raw(call.to_string().as_bytes())
+    }
+    fn sha(&self, call: &Value) -> String {
+        let out = self.run(&["guard", "sha"], call.to_string().as_bytes());
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        out.stdout.trim().to_owned()
+    }
+    /// Files `ledger` where the gate looks for `digest`, bypassing write-ledger.
+    fn place(&self, digest: &str, ledger: &Value) -> PathBuf {
+        std::fs::create_dir_all(self.ledger_dir()).unwrap();
+        let path = self.ledger_dir().join(format!("{digest}.json"));
+        std::fs::write(&path, ledger.to_string()).unwrap();
+        path
+    }
+    /// A valid ledger for `call`, filed; then `edit` applied.
+    fn ground(
+        &self,
+        call: &Value,
+        edit: impl FnOnce(&mut serde_json::Map<String, Value>),
+    ) -> PathBuf {
+        let digest = self.sha(call);
+        let mut l = valid_ledger(&digest);
+        edit(l.as_object_mut().unwrap());
+        self.place(&digest, &l)
+    }
+    fn log_lines(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.state().join("log.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+}
+
+fn ts(offset: Duration) -> String {
+    (OffsetDateTime::now_utc() + offset)
+        .format(&Rfc3339)
+        .unwrap()
+}
+
+fn valid_ledger(digest: &str) -> Value {
+    json!({
+        "created_at": ts(Duration::ZERO),
+        "message_sha256": digest,
+        "is_reply": true,
+        "thread_fully_read": {"how": "gmail fetch", "source_ids": ["<19fa@mail.example>"]},
+        "history_searched": [{"query": "from:ann subject:invoice", "where": "gmail", "results": "3 read"}],
+        "claims": [{"claim": "the invoice went out on Tuesday", "source": "gmail <19fa@mail.example>"}],
+        "voice_rules_pass": true,
+        "invented_precision_scan": true,
+        "recipient_address_check": true
+    })
+}
+
+fn call(tool: &str, input: Value) -> Value {
+    json!({"session_id": "s1", "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input})
+}
+
+fn slack(text: &str) -> Value {
+    call(SLACK, json!({"channel": "C0123", "message": text}))
+}
+
+const CLEAN: &str = "Thank you for writing this up properly. The step list is the valuable part.";
+
+/// A block: exit 2 and exactly one stderr line, the BLOCKED line, containing every `needles`.
+fn assert_blocked(out: &Out, needles: &[&str]) {
+    assert_eq!(out.code, 2, "expected a block, stderr: {}", out.stderr);
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "one stderr line expected: {}", out.stderr);
+    assert!(lines[0].starts_with(PREFIX), "{}", out.stderr);
+    for n in needles {
+        assert!(out.stderr.contains(n), "missing {n:?} in {}", out.stderr);
+    }
+}
+
+fn assert_passed(out: &Out) {
+    assert_eq!(out.code, 0, "expected a pass, stderr: {}", out.stderr);
+    assert!(!out.stderr.contains("BLOCKED"), "{}", out.stderr);
+}
+
+// ---------------------------------------------------------------- fail closed
+
+#[test]
+fn no_configuration_blocks_and_says_how_to_create_one() {
+    let g = Gate::new();
+    std::fs::remove_file(g.config()).unwrap();
+    assert_blocked(
+        &g.hook(&slack(CLEAN)),
+        &[
+            "no configuration",
+            "send-gate.example.json",
+            "airlock guard doctor",
+        ],
+    );
+}
+
+#[test]
+fn default_configuration_path_is_under_home() {
+    let g = Gate::new();
+    let out = g.run_env(
+        &["hook", "send-gate"],
+        slack(CLEAN).to_string().as_bytes(),
+        &[("AIRLOCK_SEND_GATE_CONFIG", "")],
+    );
+    assert_blocked(&out, &["home/.config/airlock/send-gate.json"]);
+}
+
+#[test]
+fn unparseable_configuration_blocks() {
+    let g = Gate::new();
+    g.set_config("{ not json");
+    assert_blocked(&g.hook(&slack(CLEAN)), &["configuration", "is invalid"]);
+}
+
+#[test]
+fn unknown_configuration_key_blocks() {
+    let g = Gate::new();
+    g.edit_config(|c| {
+        c.insert("signature_link_enforcement".into(), json!({}));
+    });
+    assert_blocked(
+        &g.hook(&slack(CLEAN)),
+        &["unknown field", "signature_link_enforcement"],
+    );
+}
+
+#[test]
+fn missing_configuration_key_blocks() {
+    let g = Gate::new();
+    g.edit_config(|c| {
+        c.remove("ledger_max_age_minutes");
+    });
+    assert_blocked(
+        &g.hook(&slack(CLEAN)),
+        &["missing field", "ledger_max_age_minutes"],
+    );
+}
+
+#[test]
+fn uncompilable_pattern_blocks() {
+    let g = Gate::new();
+    g.edit_config(|c| {
+        c.insert(
+            "block_patterns".into(),
+            json!([{"name": "broken", "regex": "(unclosed"}]),
+        );
+    });
+    assert_blocked(&g.hook(&slack(CLEAN)), &["broken", "does not compile"]);
+}
+
+#[test]
+fn malformed_stdin_blocks() {
+    let g = Gate::new();
+    for (stdin, needle) in [
+        (&b"not json"[..], "not acceptable JSON"),
+        (b"", "not acceptable JSON"),
+        (b"[1,2]", "not a JSON object"),
+        (br#"{"tool_input":{}}"#, "no tool_name"),
+        (
+            br#"{"tool_name":7,"tool_input":{}}"#,
+            "tool_name is not a string",
+        ),
+        (
+            br#"{"tool_name":"x","tool_input":"body"}"#,
+            "tool_input is not a JSON object",
+        ),
+        (br#"{"tool_name":"x"}"#, "no tool_input"),
+        (
+            br#"{"tool_name":"x","tool_input":{}} trailing"#,
+            "after the JSON document",
+        ),
+        (
+            br#"{"tool_name":"x","tool_input":{"a":1,"a":2}}"#,
+            "duplicate key",
+        ),
+        (b"\xff\xfe", "not UTF-8"),
+    ] {
+        assert_blocked(&g.hook_raw(stdin), &[needle]);
+    }
+}
+
+#[test]
+fn oversize_input_blocks() {
+    let g = Gate::new();
+    let body = "a".repeat(8 * 1024 * 1024);
+    assert_blocked(&g.hook(&slack(&body)), &["8 MiB"]);
+}
+
+#[test]
+fn too_deep_input_blocks_and_32_levels_do_not() {
+    let g = Gate::new();
+    // The top-level object is level 1 and tool_input level 2.
+    let nest = |levels: usize| format!("{}1{}", "[".repeat(levels), "]".repeat(levels));
+    let deep = format!(
+        r#"{{"tool_name":"{SLACK}","tool_input":{{"message":"hi","x":{}}}}}"#,
+        nest(31)
+    );
+    assert_blocked(&g.hook_raw(deep.as_bytes()), &["deeper than 32"]);
+    let ok = format!(
+        r#"{{"tool_name":"{SLACK}","tool_input":{{"message":"hi","x":{}}}}}"#,
+        nest(30)
+    );
+    assert_blocked(&g.hook_raw(ok.as_bytes()), &["no grounding ledger"]);
+}
+
+#[test]
+fn too_many_nodes_blocks() {
+    let g = Gate::new();
+    let many = vec![0; 5000];
+    assert_blocked(
+        &g.hook(&call(SLACK, json!({"message": "hi", "x": many}))),
+        &["more than 4096"],
+    );
+}
+
+#[test]
+fn a_panic_still_blocks_with_the_blocked_line() {
+    let g = Gate::new();
+    let out = g.run_env(
+        &["hook", "send-gate"],
+        slack(CLEAN).to_string().as_bytes(),
+        &[("AIRLOCK_SEND_GATE_TEST_PANIC", "1")],
+    );
+    assert_blocked(&out, &["internal error (panic"]);
+}
+
+#[test]
+fn unwritable_state_blocks_a_send_that_cannot_be_logged() {
+    let g = Gate::new();
+    let c = slack(CLEAN);
+    g.ground(&c, |_| {});
+    // The log path is a directory: the append fails, so the send must not pass.
+    std::fs::create_dir_all(g.state().join("log.jsonl")).unwrap();
+    assert_blocked(&g.hook(&c), &["cannot be logged"]);
+    // The ledger was put back, so the send passes once the log is fixed.
+    std::fs::remove_dir(g.state().join("log.jsonl")).unwrap();
+    assert_passed(&g.hook(&c));
+}
+
+// ------------------------------------------------------------ classification
+
+#[test]
+fn exempt_tool_passes_without_a_ledger_or_log() {
+    let g = Gate::new();
+    assert_passed(&g.hook(&call("mcp__gmail__search_messages", json!({"query": "x"}))));
+    assert!(g.log_lines().is_empty());
+}
+
+#[test]
+fn unclassified_tool_blocks() {
+    let g = Gate::new();
+    assert_blocked(
+        &g.hook(&call("mcp__fax__transmit", json!({"message": CLEAN}))),
+        &["unclassified tool", "mcp__fax__transmit"],
+    );
+}
+
+// --------------------------------------------------------------- outgoing text
+
+#[test]
+fn no_text_field_blocks() {
+    let g = Gate::new();
+    assert_blocked(
+        &g.hook(&call(SLACK, json!({"channel": "C1", "blocks": "x"}))),
+        &["no outgoing text", "body, message"],
+    );
+    assert_blocked(
+        &g.hook(&call(SLACK, json!({"channel": "C1", "message": "   "}))),
+        &["no outgoing text"],
+    );
+}
+
+#[test]
+fn non_string_text_field_blocks() {
+    let g = Gate::new();
+    assert_blocked(
+        &g.hook(&call(SLACK, json!({"message": ["a", "b"]}))),
+        &["tool_input.message is not a string"],
+    );
+}
+
+#[test]
+fn block_pattern_blocks_even_with_a_valid_ledger() {
+    let g = Gate::new();
+    let c = slack("Sorry for the delay on this. The numbers are attached.");
+    g.ground(&c, |_| {});
+    assert_blocked(
+        &g.hook(&c),
+        &[
+            "register scan failed",
+            "[apology-for-delay]",
+            "Sorry for the delay",
+        ],
+    );
+}
+
+#[test]
+fn every_block_hit_is_named() {
+    let g = Gate::new();
+    let out = g.hook(&slack("As an AI I am sorry for the delay. [Insert name]"));
+    assert_blocked(
+        &out,
+        &[
+            "[apology-for-delay]",
+            "[ai-disclaimer]",
+            "[template-placeholder]",
+        ],
+    );
+}
+
+#[test]
+fn block_pattern_case_insensitive() {
+    let g = Gate::new();
+    assert_blocked(
+        &g.hook(&slack("AS AN AI, I decline.")),
+        &["[ai-disclaimer]"],
+    );
+}
+
+#[test]
+fn block_pattern_hidden_by_html_tags_is_caught_in_rendered_form() {
+    let g = Gate::new();
+    let c = call(
+        GMAIL,
+        json!({"to": "ann@example.com", "html_body": "<p>As an <b></b>A<i>I</i> model, no.</p>"}),
+    );
+    assert_blocked(&g.hook(&c), &["[ai-disclaimer]", "As an AI"]);
+}
+
+#[test]
+fn block_pattern_hidden_by_entities_is_caught_in_rendered_form() {
+    let g = Gate::new();
+    let c = call(
+        GMAIL,
+        json!({"to": "ann@example.com", "body": "As&#32;an&nbsp;A&#x49; model, no."}),
+    );
+    assert_blocked(&g.hook(&c), &["[ai-disclaimer]"]);
+}
+
+#[test]
+fn every_candidate_field_is_scanned() {
+    let g = Gate::new();
+    let c = call(
+        GMAIL,
+        json!({"to": "ann@example.com", "subject": "As an AI", "body": CLEAN}),
+    );
+    assert_blocked(&g.hook(&c), &["[ai-disclaimer]"]);
+}
+
+#[test]
+fn warn_pattern_passes_with_advisory_and_is_logged() {
+    let g = Gate::new();
+    let c = slack("Just checking in on the invoice from Tuesday.");
+    g.ground(&c, |_| {});
+    let out = g.hook(&c);
+    assert_passed(&out);
+    assert!(
+        out.stderr.contains("advisory (allowed): [check-in-filler]"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(g.log_lines()[0]["warnings"][0]["name"], "check-in-filler");
+}
+
+#[test]
+fn zero_width_space_blocks_with_code_point_and_position() {
+    let g = Gate::new();
+    let c = slack("é\u{200B}ok");
+    g.ground(&c, |_| {});
+    assert_blocked(
+        &g.hook(&c),
+        &["U+200B in tool_input.message at byte 2 (code point 1)"],
+    );
+}
+
+#[test]
+fn tag_characters_and_bidi_and_controls_block() {
+    let g = Gate::new();
+    for (text, name) in [
+        ("hi\u{E0041}\u{E0042}", "U+E0041"),
+        ("pay \u{202E}321", "U+202E"),
+        ("bell\u{7}", "U+0007"),
+        ("esc\u{1b}[2J", "U+001B"),
+        ("nel\u{85}", "U+0085"),
+        ("bom\u{FEFF}", "U+FEFF"),
+        ("shy\u{AD}", "U+00AD"),
+    ] {
+        assert_blocked(
+            &g.hook(&slack(text)),
+            &["hidden or control code point", name],
+        );
+    }
+}
+
+#[test]
+fn tab_lf_cr_and_visible_unicode_pass() {
+    let g = Gate::new();
+    let c = slack("Line one\r\n\tLine two — 👍🏽 café \u{200E}");
+    g.ground(&c, |_| {});
+    assert_passed(&g.hook(&c));
+}
+
+#[test]
+fn hidden_code_point_in_a_recipient_blocks() {
+    let g = Gate::new();
+    let c = call(
+        GMAIL,
+        json!({"to": "ann\u{200D}@example.com", "body": CLEAN}),
+    );
+    assert_blocked(&g.hook(&c), &["U+200D in tool_input.to"]);
+}
+
+#[test]
+fn entity_encoded_override_blocks_in_rendered_form() {
+    let g = Gate::new();
+    let c = call(
+        GMAIL,
+        json!({"to": "ann@example.com", "html_body": "<p>total &#x202E;0001</p>"}),
+    );
+    assert_blocked(&g.hook(&c), &["U+202E in tool_input.html_body (rendered)"]);
+}
+
+// ------------------------------------------------------------- header hygiene
+
+fn reply(headers: Value) -> Value {
+    let mut input = json!({"to": "ann@example.com", "body": CLEAN});
+    input
+        .as_object_mut()
+        .unwrap()
+        .extend(headers.as_object().unwrap().clone());
+    call(GMAIL, input)
+}
+
+#[test]
+fn html_escaped_message_id_blocks() {
+    let g = Gate::new();
+    assert_blocked(
+        &g.hook(&reply(json!({"in_reply_to": "&lt;abc@mail.example&gt;"}))),
+        &[
+            "threading header malformed",
+            "in_reply_to",
+            "html entity",
+            "at byte 0",
+            "<id@host>",
+        ],
+    );
+    assert_blocked(
+        &g.hook(&reply(json!({"references": "<a@b> &LT;c@d&GT;"}))),
+        &[
+            "references",
+            "html entity instead of a literal character at byte 6",
+        ],
+    );
+}
+
+#[test]
+fn missing_and_stray_brackets_block() {
+    let g = Gate::new();
+    assert_blocked(
+        &g.hook(&reply(json!({"in_reply_to": "<abc@mail.example"}))),
+        &["missing its closing angle bracket"],
+    );
+    assert_blocked(
+        &g.hook(&reply(json!({"inReplyTo": "abc@mail.example>"}))),
+        &["inReplyTo", "missing its opening angle bracket"],
+    );
+    assert_blocked(
+        &g.hook(&reply(json!({"references": "<a@b><c@d>"}))),
+        &["stray angle bracket", "at byte 4"],
+    );
+    assert_blocked(
+        &g.hook(&reply(json!({"in_reply_to_id": "<>"}))),
+        &["in_reply_to_id", "empty message id"],
+    );
+    assert_blocked(
+        &g.hook(&reply(json!({"in_reply_to": "<a@b> <c@d>"}))),
+        &["more than one message id"],
+    );
+    assert_blocked(
+        &g.hook(&reply(json!({"references": 42}))),
+        &["neither a string nor a list"],
+    );
+}
+
+#[test]
+fn well_formed_headers_pass() {
+    let g = Gate::new();
+    let c = reply(
+        json!({"in_reply_to": "<CAF=1+x@mail.gmail.com>", "references": "<a@b>\r\n <CAF=1+x@mail.gmail.com>", "inReplyTo": ""}),
+    );
+    g.ground(&c, |_| {});
+    assert_passed(&g.hook(&c));
+}
+
+// ----------------------------------------------------------------- the ledger
+
+#[test]
+fn no_ledger_blocks_with_digest_and_remedy() {
+    let g = Gate::new();
+    let c = slack(CLEAN);
+    let digest = g.sha(&c);
+    assert_blocked(
+        &g.hook(&c),
+        &["no grounding ledger", &digest, "airlock guard write-ledger"],
+    );
+}
+
+#[test]
+fn valid_ledger_passes_logs_and_is_spent() {
+    let g = Gate::new();
+    let c = slack(CLEAN);
+    let path = g.ground(&c, |_| {});
+    assert_passed(&g.hook(&c));
+    assert!(!path.exists(), "a passed ledger is deleted");
+    let log = g.log_lines();
+    assert_eq!(log.len(), 1);
+    assert_eq!(log[0]["kind"], "send");
+    assert_eq!(log[0]["tool"], SLACK);
+    assert_eq!(log[0]["digest"], g.sha(&c));
+    assert_eq!(log[0]["ledger"]["is_reply"], true);
+}
+
+#[test]
+fn ledger_reuse_is_refused() {
+    let g = Gate::new();
+    let c = slack(CLEAN);
+    g.ground(&c, |_| {});
+    assert_passed(&g.hook(&c));
+    assert_blocked(&g.hook(&c), &["no grounding ledger"]);
+}
+
+#[test]
+fn ledger_is_bound_to_recipient_not_only_text() {
+    let g = Gate::new();
+    let c = slack(CLEAN);
+    g.ground(&c, |_| {});
+    let other = call(SLACK, json!({"channel": "C9999", "message": CLEAN}));
+    assert_blocked(&g.hook(&other), &["no grounding ledger"]);
+}
+
+#[test]
+fn stale_ledger_blocks() {
+    let g = Gate::new();
+    let c = slack(CLEAN);
+    g.ground(&c, |l| {
+        l.insert("created_at".into(), json!(ts(Duration::minutes(-60))));
+    });
+    assert_blocked(&g.hook(&c), &["ledger invalid", "stale", "at most 45 min"]);
+}
+
+#[test]
+fn future_ledger_blocks_but_small_skew_passes() {
+    let g = Gate::new();
+    let c = slack(CLEAN);
+    g.ground(&c, |l| {
+        l.insert("created_at".into(), json!(ts(Duration::minutes(5))));
+    });
+    assert_blocked(&g.hook(&c), &["in the future"]);
+    g.ground(&c, |l| {
+        l.insert("created_at".into(), json!(ts(Duration::seconds(60))));
+    });
+    assert_passed(&g.hook(&c));
+}
+
+#[test]
+fn a_refused_ledger_stays_for_repair() {
+    let g = Gate::new();
+    let c = slack(CLEAN);
+    let path = g.ground(&c, |l| {
+        l.insert("voice_rules_pass".into(), json!(false));
+    });
+    assert_blocked(&g.hook(&c), &["voice_rules_pass must be exactly true"]);
+    assert!(path.exists());
+}
+
+#[test]
+fn created_at_must_be_rfc3339_with_offset() {
+    let g = Gate::new();
+    let c = slack(CLEAN);
+    for bad in [
+        json!("2026-09-01T10:00:00"),
+        json!("yesterday"),
+        json!(1_700_000_000),
+        Value::Null,
+    ] {
+        g.ground(&c, |l| {
+            l.insert("created_at".into(), bad.clone());
+        });
+        assert_blocked(&g.hook(&c), &["created_at is missing or not RFC 3339"]);
+    }
+}
+
+#[test]
+fn digest_mismatch_inside_the_ledger_blocks() {
+    let g = Gate::new();
+    let c = slack(CLEAN);
+    g.ground(&c, |l| {
+        l.insert("message_sha256".into(), json!("0".repeat(64)));
+    });
+    assert_blocked(&g.hook(&c), &["message_sha256 does not match"]);
+}
+
+#[test]
+fn is_reply_is_required() {
+    let g = Gate::new();
+    let c = slack(CLEAN);
+    g.ground(&c, |l| {
+        l.remove("is_reply");
+    });
+    assert_blocked(&g.hook(&c), &["is_reply must be true or false"]);
+}
+
+#[test]
+fn a_reply_needs_the_thread_read_and_history_searched() {
+    let g = Gate::new();
+    let c = slack(CLEAN);
+    g.ground(&c, |l| {
+        l.insert("thread_fully_read".into(), json!({"source_ids": []}));
+    });
+    assert_blocked(&g.hook(&c), &["thread_fully_read.source_ids is empty"]);
+    g.ground(&c, |l| {
+        l.insert("history_searched".into(), json!([]));
+    });
+    assert_blocked(&g.hook(&c), &["history_searched is empty"]);
+    g.ground(&c, |l| {
+        l.insert("history_searched".into(), json!([{"query": "x"}]));
+    });
+    assert_blocked(
+        &g.hook(&c),
+        &["history_searched[0] needs a non-empty query and where"],
+    );
+}
+
+#[test]
+fn a_new_message_needs_no_thread() {
+    let g = Gate::new();
+    let c = slack(CLEAN);
+    g.ground(&c, |l| {
+        l.insert("is_reply".into(), json!(false));
+        l.remove("thread_fully_read");
+        l.remove("history_searched");
+    });
+    assert_passed(&g.hook(&c));
+}
+
+#[test]
+fn claims_need_sources_or_an_explicit_none() {
+    let g = Gate::new();
+    let c = slack(CLEAN);
+    g.ground(&c, |l| {
+        l.remove("claims");
+    });
+    assert_blocked(&g.hook(&c), &["claims[] must map every factual claim"]);
+    g.ground(&c, |l| {
+        l.insert("claims".into(), json!([{"claim": "x", "source": ""}]));
+    });
+    assert_blocked(
+        &g.hook(&c),
+        &["claims[0] needs a non-empty claim and source"],
+    );
+    g.ground(&c, |l| {
+        l.remove("claims");
+        l.insert("no_factual_claims".into(), json!(true));
+    });
+    assert_passed(&g.hook(&c));
+}
+
+#[test]
+fn currency_claims_need_a_fresh_read() {
+    let g = Gate::new();
+    let c = slack(CLEAN);
+    let claim = |read_at: Option<String>| {
+        let mut cl = json!({"claim": "the invoice is still unanswered", "source": "gmail <1@x>"});
+        if let Some(r) = read_at {
+            cl["read_at"] = json!(r);
+        }
+        json!([cl])
+    };
+    g.ground(&c, |l| {
+        l.insert("claims".into(), claim(None));
+    });
+    assert_blocked(
+        &g.hook(&c),
+        &["claims[0] states something about now", "read_at"],
+    );
+    g.ground(&c, |l| {
+        l.insert("claims".into(), claim(Some(ts(Duration::minutes(-40)))));
+    });
+    assert_blocked(&g.hook(&c), &["claims[0] rests on a read 40 min old"]);
+    g.ground(&c, |l| {
+        l.insert("claims".into(), claim(Some(ts(Duration::minutes(-5)))));
+    });
+    assert_passed(&g.hook(&c));
+}
+
+#[test]
+fn attestation_flags_must_be_exactly_true() {
+    let g = Gate::new();
+    let c = slack(CLEAN);
+    for flag in [
+        "voice_rules_pass",
+        "invented_precision_scan",
+        "recipient_address_check",
+    ] {
+        for bad in [json!("true"), json!(1), Value::Null] {
+            g.ground(&c, |l| {
+                l.insert(flag.into(), bad.clone());
+            });
+            assert_blocked(&g.hook(&c), &[&format!("{flag} must be exactly true")]);
+        }
+    }
+}
+
+#[test]
+fn template_placeholders_are_refused() {
+    let g = Gate::new();
+    let c = slack(CLEAN);
+    g.ground(&c, |l| {
+        l.insert(
+            "thread_fully_read".into(),
+            json!({"source_ids": ["FILL ME: a message id actually read"]}),
+        );
+    });
+    assert_blocked(
+        &g.hook(&c),
+        &["thread_fully_read.source_ids[0] still holds a template placeholder"],
+    );
+}
+
+#[test]
+fn unreadable_ledger_blocks() {
+    let g = Gate::new();
+    let c = slack(CLEAN);
+    std::fs::create_dir_all(g.ledger_dir()).unwrap();
+    std::fs::write(g.ledger_dir().join(format!("{}.json", g.sha(&c))), "{oops").unwrap();
+    assert_blocked(&g.hook(&c), &["unreadable", "rewrite it"]);
+}
+
+#[test]
+fn old_ledgers_are_swept() {
+    let g = Gate::new();
+    let orphan = valid_ledger(&"a".repeat(64));
+    let mut old = orphan.clone();
+    old["created_at"] = json!(ts(Duration::minutes(-4 * 45 - 5)));
+    let old_path = g.place(&"a".repeat(64), &old);
+    let young_path = g.place(&"b".repeat(64), &orphan);
+    let c = slack(CLEAN);
+    g.ground(&c, |_| {});
+    assert_passed(&g.hook(&c));
+    assert!(!old_path.exists(), "a ledger four windows old is swept");
+    assert!(
+        young_path.exists(),
+        "a young ledger of another message stays"
+    );
+}
+
+#[test]
+fn two_messages_composed_at_once_each_have_their_own_ledger() {
+    let g = Gate::new();
+    let a = slack("First seat: the invoice went out on Tuesday.");
+    let b = call(
+        GMAIL,
+        json!({"to": "bo@example.com", "body": "Second seat: the call moves to Friday."}),
+    );
+    let write = |c: &Value| {
+        let l = valid_ledger(&g.sha(c));
+        let out = g.run(&["guard", "write-ledger"], l.to_string().as_bytes());
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        PathBuf::from(out.stdout.trim())
+    };
+    let (pa, pb) = (write(&a), write(&b));
+    assert_ne!(pa, pb);
+    assert_passed(&g.hook(&b));
+    assert!(pa.exists(), "sending b leaves a's ledger alone");
+    assert_passed(&g.hook(&a));
+    assert_eq!(g.log_lines().len(), 2);
+}
+
+// ------------------------------------------------------------ guard helpers
+
+#[test]
+fn golden_digests() {
+    // Cross-checked with Python: json.dumps(envelope, sort_keys=True,
+    // separators=(",", ":"), ensure_ascii=False), UTF-8, SHA-256.
+    let g = Gate::new();
+    let vectors = [
+        (
+            r#"{"tool_name": "mcp__slack__slack_send_message", "tool_input": {"channel": "C1", "message": "Hello"}}"#,
+            "7f736231d58fc7c4feda73692b12363bb58b32fc3523d6f8c7dfc202f60c4371",
+        ),
+        (
+            r#"{"tool_name": "send_email", "tool_input": {"to": "zo\u00eb@example.com", "body": "Gr\u00fc\u00dfe\n\t\"quoted\" \\ \u0001 \u007f \u20ac", "n": [1, -2, true, null], "nested": {"b": 1, "a": {"\u00e9": 2, "z": 3, "A": 4}}}}"#,
+            "86039a716c7ee98282d370eb906de456d7fa9f5a7c00bffdd2e8510c83a88dd0",
+        ),
+        (
+            r#"{"tool_name": "t", "tool_input": {}}"#,
+            "90b2534e9052ab10a1aef9d96fd768dc2abbca2ac6e51e5d68fa668f3f6d9002",
+        ),
+    ];
+    for (input, want) in vectors {
+        let out = g.run(&["guard", "sha"], input.as_bytes());
+        assert_eq!(out.stdout.trim(), want, "{input}");
+    }
+}
+
+#[test]
+fn digest_ignores_hook_metadata_and_key_order() {
+    let g = Gate::new();
+    let a = json!({"tool_name": SLACK, "tool_input": {"message": "x", "channel": "C"}});
+    let b =
+        json!({"cwd": "/tmp", "tool_input": {"channel": "C", "message": "x"}, "tool_name": SLACK});
+    assert_eq!(g.sha(&a), g.sha(&b));
+}
+
+#[test]
+fn sha_refuses_what_the_gate_refuses() {
+    let g = Gate::new();
+    assert_eq!(g.run(&["guard", "sha"], b"{\"tool_name\":\"x\"}").code, 2);
+}
+
+#[test]
+fn ledger_path_is_where_write_ledger_files() {
+    let g = Gate::new();
+    let c = slack(CLEAN);
+    let where_ = g
+        .run(&["guard", "ledger-path"], c.to_string().as_bytes())
+        .stdout;
+    let out = g.run(
+        &["guard", "write-ledger"],
+        valid_ledger(&g.sha(&c)).to_string().as_bytes(),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(where_.trim(), out.stdout.trim());
+    assert!(Path::new(where_.trim()).starts_with(g.ledger_dir()));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(where_.trim())
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(mode, 0o600);
+        let dir_mode = std::fs::metadata(g.ledger_dir())
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(dir_mode, 0o700);
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(g.ledger_dir())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "no temporary file is left behind");
+}
+
+#[test]
+fn write_ledger_refuses_a_bad_digest() {
+    let g = Gate::new();
+    for bad in [
+        json!("A".repeat(64)),
+        json!("a".repeat(63)),
+        json!("../../etc/passwd"),
+        json!(7),
+        Value::Null,
+    ] {
+        let mut l = valid_ledger("x");
+        l["message_sha256"] = bad;
+        let out = g.run(&["guard", "write-ledger"], l.to_string().as_bytes());
+        assert_eq!(out.code, 2);
+        assert!(out.stderr.contains("64 lower-case hex"), "{}", out.stderr);
+    }
+    assert!(!g.ledger_dir().exists());
+}
+
+#[test]
+fn write_ledger_refuses_what_the_gate_would_refuse() {
+    let g = Gate::new();
+    let mut l = valid_ledger(&"c".repeat(64));
+    l["recipient_address_check"] = json!(false);
+    let out = g.run(&["guard", "write-ledger"], l.to_string().as_bytes());
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains("recipient_address_check must be exactly true"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn ledger_template_is_json_and_not_accepted_unfilled() {
+    let g = Gate::new();
+    let out = g.run(&["guard", "ledger-template"], b"");
+    assert_eq!(out.code, 0);
+    let mut t: Value = serde_json::from_str(&out.stdout).unwrap();
+    for key in [
+        "created_at",
+        "message_sha256",
+        "is_reply",
+        "thread_fully_read",
+        "history_searched",
+        "claims",
+        "voice_rules_pass",
+    ] {
+        assert!(t.get(key).is_some(), "{key}");
+    }
+    t["message_sha256"] = json!("d".repeat(64));
+    let out = g.run(&["guard", "write-ledger"], t.to_string().as_bytes());
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("template placeholder"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn scan_names_each_hit_and_exits_2() {
+    let g = Gate::new();
+    let out = g.run(
+        &["guard", "scan"],
+        "Sorry for the delay. As an AI, no.\u{200B}".as_bytes(),
+    );
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stdout.contains("BLOCK [apology-for-delay]"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("BLOCK [ai-disclaimer]"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("U+200B"), "{}", out.stdout);
+    let clean = g.run(
+        &["guard", "scan"],
+        b"Just checking in on Tuesday's invoice.",
+    );
+    assert_eq!(clean.code, 0);
+    assert!(
+        clean.stdout.contains("WARN [check-in-filler]"),
+        "{}",
+        clean.stdout
+    );
+}
+
+// ----------------------------------------------------------------- peer lane
+
+fn with_peer(g: &Gate, board: Option<&str>) -> PathBuf {
+    let board_path = g.dir.path().join("active-sessions.md");
+    if let Some(text) = board {
+        std::fs::write(&board_path, text).unwrap();
+    }
+    let bp = board_path.display().to_string();
+    g.edit_config(|c| {
+        c.insert(
+            "peer_send_resolution".into(),
+            json!({"tool_pattern": "ccd_session_mgmt__send_message$", "target_field": "session_id", "board": bp}),
+        );
+        // An old exemption must not bypass the adopted lane.
+        c.insert("exempt_tool_patterns".into(), json!(["ccd_session_mgmt__"]));
+    });
+    board_path
+}
+
+const BOARD: &str = "## Active sessions\n\n| id | ref | project | status |\n| --- | --- | --- | --- |\n| 01 | ccd:local_live | a | owner |\n| 02 | ccd:local_gone | b | released |\n\n## Messages\n";
+const PEER: &str = "mcp__ccd_session_mgmt__send_message";
+
+#[test]
+fn peer_send_to_an_active_ref_passes_and_is_logged() {
+    let g = Gate::new();
+    with_peer(&g, Some(BOARD));
+    assert_passed(&g.hook(&call(
+        PEER,
+        json!({"session_id": "local_live", "message": "handoff"}),
+    )));
+    assert_eq!(g.log_lines()[0]["kind"], "peer-send");
+}
+
+#[test]
+fn peer_send_to_unknown_or_released_ref_blocks() {
+    let g = Gate::new();
+    with_peer(&g, Some(BOARD));
+    assert_blocked(
+        &g.hook(&call(
+            PEER,
+            json!({"session_id": "local_guess", "message": "x"}),
+        )),
+        &["not an active session ref"],
+    );
+    assert_blocked(
+        &g.hook(&call(
+            PEER,
+            json!({"session_id": "local_gone", "message": "x"}),
+        )),
+        &["not an active session ref"],
+    );
+    assert_blocked(
+        &g.hook(&call(PEER, json!({"message": "x"}))),
+        &["\"session_id\""],
+    );
+}
+
+#[test]
+fn peer_send_with_unreadable_board_blocks() {
+    let g = Gate::new();
+    with_peer(&g, None);
+    assert_blocked(
+        &g.hook(&call(
+            PEER,
+            json!({"session_id": "local_live", "message": "x"}),
+        )),
+        &["coordination board unreadable"],
+    );
+}
+
+#[test]
+fn peer_send_with_hidden_unicode_blocks() {
+    let g = Gate::new();
+    with_peer(&g, Some(BOARD));
+    assert_blocked(
+        &g.hook(&call(
+            PEER,
+            json!({"session_id": "local_live", "message": "ok\u{E0069}"}),
+        )),
+        &["U+E0069"],
+    );
+}
+
+// -------------------------------------------------------------------- doctor
+
+#[test]
+fn example_configuration_loads_and_doctor_is_healthy() {
+    let g = Gate::new();
+    let out = g.run(&["guard", "doctor"], b"");
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(out.stdout.contains("HEALTHY"), "{}", out.stdout);
+    assert!(!out.stdout.contains("FAIL"), "{}", out.stdout);
+}
+
+#[test]
+fn doctor_fails_without_claude_code_wiring() {
+    let g = Gate::new();
+    std::fs::remove_file(g.settings()).unwrap();
+    let out = g.run(&["guard", "doctor"], b"");
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stdout.contains("FAIL Claude Code registers the gate"),
+        "{}",
+        out.stdout
+    );
+    std::fs::write(g.settings(), r#"{"hooks":{"PreToolUse":[{"matcher":"mcp__slack__slack_send_message","hooks":[{"type":"command","command":"airlock hook send-gate"}]}]}}"#).unwrap();
+    let out = g.run(&["guard", "doctor"], b"");
+    assert_eq!(out.code, 2);
+    assert!(out.stdout.contains("does not route"), "{}", out.stdout);
+}
+
+#[test]
+fn doctor_fails_when_a_control_misbehaves() {
+    let g = Gate::new();
+    g.edit_config(|c| {
+        c.insert(
+            "doctor_block_controls".into(),
+            json!(["a perfectly pleasant note"]),
+        );
+    });
+    let out = g.run(&["guard", "doctor"], b"");
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stdout.contains("FAIL doctor_block_controls[0] blocks"),
+        "{}",
+        out.stdout
+    );
+    g.edit_config(|c| {
+        c.insert("doctor_clean_controls".into(), json!(["As an AI, hello"]));
+    });
+    let out = g.run(&["guard", "doctor"], b"");
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stdout.contains("FAIL doctor_clean_controls[0] passes"),
+        "{}",
+        out.stdout
+    );
+    g.edit_config(|c| {
+        c.remove("doctor_block_controls");
+    });
+    let out = g.run(&["guard", "doctor"], b"");
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stdout.contains("FAIL doctor_block_controls configured"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn doctor_fails_without_configuration() {
+    let g = Gate::new();
+    std::fs::remove_file(g.config()).unwrap();
+    let out = g.run(&["guard", "doctor"], b"");
+    assert_eq!(out.code, 2);
+    assert!(out.stdout.contains("UNHEALTHY"), "{}", out.stdout);
+}
+
+#[test]
+fn doctor_flags_a_hand_placed_ledger() {
+    let g = Gate::new();
+    std::fs::create_dir_all(g.ledger_dir()).unwrap();
+    std::fs::write(g.ledger_dir().join("ledger.json"), "{}").unwrap();
+    let out = g.run(&["guard", "doctor"], b"");
+    assert_eq!(out.code, 2);
+    assert!(out.stdout.contains("ledger.json"), "{}", out.stdout);
+}
