@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# A short fuzz smoke: every target for a few seconds from the committed corpus.
+# Usage: fuzz/smoke.sh [seconds-per-target]   (default 5)
+set -euo pipefail
+cd "$(dirname "$0")"
+secs="${1:-5}"
+if ! cargo +nightly --version >/dev/null 2>&1; then
+  echo "!!! fuzz smoke SKIPPED: no nightly toolchain (cargo +nightly). The proptest" >&2
+  echo "!!! properties in core still cover the invariants; install nightly to fuzz." >&2
+  exit 0
+fi
+if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+  echo "fuzz smoke: installing cargo-fuzz (pinned)"
+  cargo install cargo-fuzz --version 0.13.2 --locked
+fi
+cargo +nightly fuzz build -O
+for target in $(cargo +nightly fuzz list); do
+  work="$(mktemp -d)"
+  # Fuzz into a scratch copy so the committed corpus only changes on purpose.
+  if [ -d "corpus/$target" ]; then cp -r "corpus/$target/." "$work/"; fi
+  echo "fuzz smoke: $target (${secs}s)"
+  log="$work.log"
+  status=0
+  cargo +nightly fuzz run -O "$target" "$work" -- -max_total_time="$secs" -max_len=65536 \
+    -print_final_stats=1 >"$log" 2>&1 || status=$?
+  grep -E "^stat::number_of_executed_units" "$log" || true
+  if [ "$status" -ne 0 ]; then tail -40 "$log" >&2; fi
+  rm -f "$log"
+  rm -rf "$work"
+  if [ "$status" -ne 0 ]; then
+    echo "fuzz smoke: $target FAILED (artifacts in fuzz/artifacts/$target)" >&2
+    exit 1
+  fi
+done
+echo "fuzz smoke: all targets clean"
