@@ -2,7 +2,7 @@
 
 /// "No code point": pass as `prev` to `airlock_is_orphan_selector` for the first code
 /// point of an input. Any value that is not a Unicode scalar value means the same.
-pub const AIRLOCK_NO_CODE_POINT: u32 = 0xFFFF_FFFF;
+pub const AIRLOCK_NO_CODE_POINT: u32 = u32::MAX;
 
 /// A Unicode scalar value, or `None` for surrogates and values above U+10FFFF.
 fn scalar(cp: u32) -> Option<char> {

@@ -37,22 +37,22 @@ pub enum airlock_status {
     Internal = 10,
 }
 
-impl airlock_status {
-    /// Every status, in value order.
-    pub const ALL: [airlock_status; 11] = [
-        airlock_status::Ok,
-        airlock_status::Rejected,
-        airlock_status::NullArg,
-        airlock_status::BufferTooSmall,
-        airlock_status::InvalidUtf8,
-        airlock_status::InvalidField,
-        airlock_status::InvalidArg,
-        airlock_status::ParseError,
-        airlock_status::OutOfRange,
-        airlock_status::Panic,
-        airlock_status::Internal,
-    ];
+/// Every status, in value order.
+const ALL: [airlock_status; 11] = [
+    airlock_status::Ok,
+    airlock_status::Rejected,
+    airlock_status::NullArg,
+    airlock_status::BufferTooSmall,
+    airlock_status::InvalidUtf8,
+    airlock_status::InvalidField,
+    airlock_status::InvalidArg,
+    airlock_status::ParseError,
+    airlock_status::OutOfRange,
+    airlock_status::Panic,
+    airlock_status::Internal,
+];
 
+impl airlock_status {
     /// The C name of the status.
     pub const fn name(self) -> &'static CStr {
         match self {
@@ -78,7 +78,7 @@ impl airlock_status {
 #[unsafe(no_mangle)]
 pub extern "C" fn airlock_status_name(status: u32) -> *const c_char {
     ffi_boundary!(on_panic: c"AIRLOCK_STATUS_UNKNOWN".as_ptr(), {
-        airlock_status::ALL
+        ALL
             .into_iter()
             .find(|s| *s as u32 == status)
             .map_or(c"AIRLOCK_STATUS_UNKNOWN", airlock_status::name)
@@ -92,7 +92,7 @@ mod tests {
 
     #[test]
     fn values_are_dense_and_named() {
-        for (i, s) in airlock_status::ALL.into_iter().enumerate() {
+        for (i, s) in ALL.into_iter().enumerate() {
             assert_eq!(s as u32, i as u32);
             // SAFETY: the export returns a static NUL-terminated string.
             let name = unsafe { CStr::from_ptr(airlock_status_name(s as u32)) };
@@ -106,7 +106,7 @@ mod tests {
     #[test]
     fn panic_becomes_a_status() {
         let s: airlock_status = ffi_boundary!({
-            if airlock_status::ALL.len() > 1 {
+            if ALL.len() > 1 {
                 panic!("boom");
             }
             Ok(airlock_status::Ok)

@@ -140,8 +140,9 @@ pub extern "C" fn airlock_worst_case_len(text_len: usize, max_bytes: usize) -> u
 /// * `out`/`out_cap`: the caller's buffer, written only on `OK`;
 ///   `airlock_worst_case_len(text_len, max_bytes)` bytes always suffice. `(NULL, 0)`
 ///   only asks for the size. Must not overlap any input.
-/// * `out_len`: required; on `OK` the bytes written, on `BUFFER_TOO_SMALL` the exact
-///   size needed.
+/// * `out_len`: required; on `OK` the bytes written, on `BUFFER_TOO_SMALL` a size
+///   that suffices (when the text is cut inside a multi-byte code point the result
+///   is up to 3 bytes shorter than that).
 /// * `msg`/`msg_cap`/`msg_len`: the rejection message. `msg_len` NULL means "not
 ///   wanted". Otherwise, on `REJECTED`, `*msg_len` receives the message's length in
 ///   bytes and the message (UTF-8, not NUL-terminated) is written to `msg` only if
