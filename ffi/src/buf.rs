@@ -209,10 +209,8 @@ mod tests {
         // SAFETY: NULL with length 0 is never read.
         assert_eq!(unsafe { input(core::ptr::null(), 0) }, Ok(&[][..]));
         // SAFETY: NULL with a length is rejected before any read.
-        assert_eq!(
-            unsafe { input(core::ptr::null(), 3) },
-            Err(airlock_status::NullArg)
-        );
+        let refused = unsafe { input(core::ptr::null(), 3) };
+        assert_eq!(refused, Err(airlock_status::NullArg));
     }
 
     #[test]
@@ -221,7 +219,7 @@ mod tests {
         let p = buf.as_mut_ptr();
         // SAFETY: test-only aliasing check; the input slice is never used after the
         // call fails.
-        let inp: &[u8] = unsafe { core::slice::from_raw_parts(p.add(2), 2) };
+        let inp: &[u8] = unsafe { core::slice::from_raw_parts(p.wrapping_add(2), 2) };
         // SAFETY: the call must refuse before building the slice.
         let r = unsafe { output(p, 8, &[inp]) };
         assert!(matches!(r, Err(airlock_status::InvalidArg)));

@@ -217,11 +217,10 @@ pub unsafe extern "C" fn airlock_frontmatter_glob(
             .and_then(|mut g| g.nth(index))
             .ok_or(airlock_status::OutOfRange)?;
         let (s, n) = span(doc, glob).ok_or(airlock_status::Internal)?;
-        // SAFETY: both were checked non-NULL and are writable by the contract.
-        unsafe {
-            put(start, s);
-            put(len, n);
-        }
+        // SAFETY: checked non-NULL; writable by the contract.
+        unsafe { put(start, s) };
+        // SAFETY: checked non-NULL; writable by the contract.
+        unsafe { put(len, n) };
         Ok(airlock_status::Ok)
     })
 }

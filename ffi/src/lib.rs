@@ -19,8 +19,12 @@
 //!   exact message in a caller buffer (`msg`, `msg_cap`, `msg_len`).
 // A C ABI cannot be written without `unsafe`: every export dereferences pointers the
 // caller hands in. The unsafe operations live in `buf.rs` (behind the two macros of
-// `macros.rs`), each with a `// SAFETY:` comment.
+// `macros.rs`), each with a `// SAFETY:` comment, which clippy enforces below.
 #![allow(unsafe_code)]
+#![deny(
+    clippy::undocumented_unsafe_blocks,
+    clippy::multiple_unsafe_ops_per_block
+)]
 // C entry points take each buffer as (pointer, length) and each output by pointer, so
 // they have more arguments than idiomatic Rust functions.
 #![allow(clippy::too_many_arguments)]

@@ -55,9 +55,9 @@ macro_rules! check_null {
         let $p: &mut [u8] = unsafe { $crate::buf::output($p, $cap, &[$($other),*]) }?;
     };
     (message $p:ident, $cap:ident, $len:ident, disjoint [$($other:expr),* $(,)?]) => {
-        // SAFETY: as for an output buffer; `$len` is NULL or points to a writable
-        // `size_t`.
         let $p: $crate::buf::Message<'_> =
+            // SAFETY: as for an output buffer; `$len` is NULL or points to a
+            // writable `size_t`.
             unsafe { $crate::buf::message($p, $cap, $len, &[$($other),*]) }?;
     };
 }
