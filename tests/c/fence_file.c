@@ -56,7 +56,10 @@ int main(int argc, char **argv) {
     }
     if (argc == 3) max_bytes = (size_t)strtoul(argv[2], NULL, 10);
     text = read_file(argv[1], &text_len);
-    if (text == NULL && text_len != 0) return 1;
+    if (text == NULL) {
+        perror(argv[1]);
+        return 1;
+    }
 
     /* A buffer of the worst-case size never gives BUFFER_TOO_SMALL. */
     clean = malloc(airlock_worst_case_len(text_len, max_bytes) + 1);

@@ -110,6 +110,8 @@ run_all() {
     "$@" "$build/fence_file-$suffix" "$fixtures/learning.txt" 40
   expect "$variant fence_file forgery.txt (rejected)" 2 "" "$fixtures/forgery.expected-stderr" -- \
     "$@" "$build/fence_file-$suffix" "$fixtures/forgery.txt"
+  expect "$variant fence_file missing file" 1 "" "" -- \
+    "$@" "$build/fence_file-$suffix" "$fixtures/does-not-exist"
   expect "$variant fence_file invalid.txt (not UTF-8)" 1 "" "$build/invalid.expected-stderr" -- \
     "$@" "$build/fence_file-$suffix" "$fixtures/invalid.txt"
 }
