@@ -8,3 +8,6 @@
 )]
 
 mod conformance_core;
+// The C ABI is called as C calls it: through raw pointers.
+#[allow(unsafe_code)]
+mod conformance_ffi;

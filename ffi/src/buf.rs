@@ -1,0 +1,235 @@
+//! Raw pointers in, safe slices out: the only place that turns caller memory into
+//! Rust references, and the writers for outputs and rejection messages.
+
+use core::fmt::{self, Write};
+
+use crate::airlock_status;
+
+/// The largest length a Rust slice may have.
+const MAX_LEN: usize = isize::MAX.unsigned_abs();
+
+/// An input buffer: `(NULL, 0)` is empty, `(NULL, n > 0)` is `NULL_ARG`.
+///
+/// # Safety
+/// Unless `ptr` is NULL or `len` is 0, `ptr` must point to `len` readable bytes that
+/// stay valid and unmodified for `'a`.
+pub(crate) unsafe fn input<'a>(ptr: *const u8, len: usize) -> Result<&'a [u8], airlock_status> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if ptr.is_null() {
+        return Err(airlock_status::NullArg);
+    }
+    if len > MAX_LEN {
+        return Err(airlock_status::InvalidArg);
+    }
+    // SAFETY: non-NULL, `len` ≤ isize::MAX, and the caller guarantees `len` readable
+    // bytes valid for 'a; u8 has no alignment or validity requirement.
+    Ok(unsafe { core::slice::from_raw_parts(ptr, len) })
+}
+
+/// An output buffer: `(NULL, 0)` has no room, `(NULL, n > 0)` is `NULL_ARG`; a buffer
+/// overlapping any of `others` is `INVALID_ARG` (Rust may not alias it).
+///
+/// # Safety
+/// Unless `ptr` is NULL or `cap` is 0, `ptr` must point to `cap` writable bytes that
+/// nothing else reads or writes for `'a`, except the ranges of `others`, which are
+/// checked.
+pub(crate) unsafe fn output<'a>(
+    ptr: *mut u8,
+    cap: usize,
+    others: &[&[u8]],
+) -> Result<&'a mut [u8], airlock_status> {
+    if cap == 0 {
+        return Ok(&mut []);
+    }
+    if ptr.is_null() {
+        return Err(airlock_status::NullArg);
+    }
+    if cap > MAX_LEN {
+        return Err(airlock_status::InvalidArg);
+    }
+    let start = ptr.addr();
+    let end = start.saturating_add(cap);
+    let overlaps = others.iter().any(|o| {
+        let o_start = o.as_ptr().addr();
+        !o.is_empty() && o_start < end && start < o_start.saturating_add(o.len())
+    });
+    if overlaps {
+        return Err(airlock_status::InvalidArg);
+    }
+    // SAFETY: non-NULL, `cap` ≤ isize::MAX, the caller guarantees `cap` writable bytes
+    // used by no one else for 'a, and we just checked they are disjoint from the
+    // slices this call borrows.
+    Ok(unsafe { core::slice::from_raw_parts_mut(ptr, cap) })
+}
+
+/// The optional `(msg, msg_cap, msg_len)` triple of a rejecting call.
+pub(crate) struct Message<'a> {
+    buf: &'a mut [u8],
+    len: *mut usize,
+}
+
+/// Builds a [`Message`]; `msg` follows [`output`]'s rules, `len` may be NULL.
+///
+/// # Safety
+/// As [`output`] for `(msg, cap)`; `len` is NULL or points to a writable `size_t`.
+pub(crate) unsafe fn message<'a>(
+    msg: *mut u8,
+    cap: usize,
+    len: *mut usize,
+    others: &[&[u8]],
+) -> Result<Message<'a>, airlock_status> {
+    // SAFETY: forwarded from the caller.
+    let buf = unsafe { output(msg, cap, others) }?;
+    Ok(Message { buf, len })
+}
+
+impl Message<'_> {
+    /// Reports `message`: its length in `*msg_len` (when not NULL), and its bytes in
+    /// `msg` when they all fit. Returns `status`, so a rejecting export ends with
+    /// `Ok(msg.report(&rejection, REJECTED))`.
+    pub(crate) fn report(
+        self,
+        message: &dyn fmt::Display,
+        status: airlock_status,
+    ) -> airlock_status {
+        if self.len.is_null() {
+            return status;
+        }
+        let needed = display_len(message);
+        if needed <= self.buf.len() {
+            let mut w = SliceWriter {
+                buf: self.buf,
+                len: 0,
+            };
+            // Cannot fail: the buffer holds `needed` bytes.
+            let _ = write!(w, "{message}");
+        }
+        // SAFETY: `len` is non-NULL and, by the contract taken in `message`, points to
+        // a writable `size_t`.
+        unsafe { put(self.len, needed) };
+        status
+    }
+}
+
+/// The length of what `value` displays.
+pub(crate) fn display_len(value: &dyn fmt::Display) -> usize {
+    struct Counter(usize);
+    impl Write for Counter {
+        fn write_str(&mut self, s: &str) -> fmt::Result {
+            self.0 = self.0.saturating_add(s.len());
+            Ok(())
+        }
+    }
+    let mut c = Counter(0);
+    let _ = write!(c, "{value}");
+    c.0
+}
+
+/// Writes into a byte slice, failing instead of overflowing.
+struct SliceWriter<'a> {
+    buf: &'a mut [u8],
+    len: usize,
+}
+
+impl Write for SliceWriter<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let end = self.len.checked_add(s.len()).ok_or(fmt::Error)?;
+        let dst = self.buf.get_mut(self.len..end).ok_or(fmt::Error)?;
+        dst.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
+/// Writes `value` through `ptr` unless it is NULL.
+///
+/// # Safety
+/// `ptr` is NULL or points to a writable, aligned `T`.
+pub(crate) unsafe fn put<T>(ptr: *mut T, value: T) {
+    if !ptr.is_null() {
+        // SAFETY: non-NULL, and the caller guarantees it is writable and aligned.
+        unsafe { ptr.write(value) };
+    }
+}
+
+/// `bytes` as UTF-8 text, or `INVALID_UTF8` with the offset of the first invalid
+/// sequence written to `err_offset` (unless NULL).
+///
+/// # Safety
+/// `err_offset` is NULL or points to a writable `size_t`.
+pub(crate) unsafe fn utf8(bytes: &[u8], err_offset: *mut usize) -> Result<&str, airlock_status> {
+    airlock_core::utf8::validate(bytes).map_err(|e| {
+        // SAFETY: forwarded from the caller.
+        unsafe { put(err_offset, e.offset()) };
+        airlock_status::InvalidUtf8
+    })
+}
+
+/// A field name as UTF-8, or `INVALID_FIELD`.
+pub(crate) fn field(bytes: &[u8]) -> Result<&str, airlock_status> {
+    core::str::from_utf8(bytes).map_err(|_| airlock_status::InvalidField)
+}
+
+/// Copies `src` into `out`: `BUFFER_TOO_SMALL` with the size needed in `*out_len` when
+/// it does not fit, else the bytes and their length.
+///
+/// # Safety
+/// `out_len` points to a writable `size_t`.
+pub(crate) unsafe fn copy_out(src: &[u8], out: &mut [u8], out_len: *mut usize) -> airlock_status {
+    let Some(dst) = out.get_mut(..src.len()) else {
+        // SAFETY: forwarded from the caller.
+        unsafe { put(out_len, src.len()) };
+        return airlock_status::BufferTooSmall;
+    };
+    dst.copy_from_slice(src);
+    // SAFETY: forwarded from the caller.
+    unsafe { put(out_len, src.len()) };
+    airlock_status::Ok
+}
+
+/// The position of `part`, a sub-slice of `whole`, as `(start, len)`; `None` when it is
+/// not inside `whole` (an empty `part` is `(0, 0)` wherever it points).
+pub(crate) fn span(whole: &str, part: &str) -> Option<(usize, usize)> {
+    if part.is_empty() {
+        return Some((0, 0));
+    }
+    let start = part.as_ptr().addr().checked_sub(whole.as_ptr().addr())?;
+    let end = start.checked_add(part.len())?;
+    (end <= whole.len()).then_some((start, part.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_rules() {
+        // SAFETY: NULL with length 0 is never read.
+        assert_eq!(unsafe { input(core::ptr::null(), 0) }, Ok(&[][..]));
+        // SAFETY: NULL with a length is rejected before any read.
+        let refused = unsafe { input(core::ptr::null(), 3) };
+        assert_eq!(refused, Err(airlock_status::NullArg));
+    }
+
+    #[test]
+    fn output_must_not_overlap() {
+        let mut buf = [0u8; 8];
+        let p = buf.as_mut_ptr();
+        // SAFETY: test-only aliasing check; the input slice is never used after the
+        // call fails.
+        let inp: &[u8] = unsafe { core::slice::from_raw_parts(p.wrapping_add(2), 2) };
+        // SAFETY: the call must refuse before building the slice.
+        let r = unsafe { output(p, 8, &[inp]) };
+        assert!(matches!(r, Err(airlock_status::InvalidArg)));
+    }
+
+    #[test]
+    fn spans() {
+        let doc = "abc def";
+        assert_eq!(span(doc, &doc[4..]), Some((4, 3)));
+        assert_eq!(span(doc, ""), Some((0, 0)));
+        assert_eq!(span(doc, "zz"), None);
+    }
+}
