@@ -420,6 +420,33 @@ airlock_status airlock_check_no_forgery(const uint8_t *text,
                                         size_t *err_offset);
 
 /**
+ * Threading-header hygiene for outgoing mail: `In-Reply-To` (`multiple` false:
+ * exactly one `<left@right>` message id) or `References` (`multiple` true: one or
+ * more, separated by whitespace). HTML entities (`&lt;`, `&gt;`, `&amp;`, any case),
+ * missing or stray angle brackets, empty ids and empty id parts are rejected.
+ *
+ * * `value`/`value_len`: UTF-8, borrowed for the call; `(NULL, 0)` is empty (and
+ *   rejected).
+ * * `msg`/`msg_cap`/`msg_len`: the reason, naming what was wrong and its byte offset,
+ *   as for `airlock_check_machine_token`.
+ * * `err_offset`: NULL, or where the offset of the first invalid sequence of `value`
+ *   is written on `INVALID_UTF8`.
+ *
+ * Returns `OK` (well formed), `REJECTED`, `NULL_ARG`, `INVALID_ARG` (overlapping
+ * buffers), `INVALID_UTF8` or `PANIC`.
+ *
+ * # Safety
+ * Every non-NULL pointer must point to memory of the stated size, valid for the call.
+ */
+airlock_status airlock_check_message_ids(const uint8_t *value,
+                                         size_t value_len,
+                                         bool multiple,
+                                         uint8_t *msg,
+                                         size_t msg_cap,
+                                         size_t *msg_len,
+                                         size_t *err_offset);
+
+/**
  * Whether `cp` is a control (general category Cc): U+0000–U+001F, U+007F–U+009F.
  * False for anything that is not a Unicode scalar value.
  */

@@ -24,5 +24,11 @@ cargo build --release --locked --manifest-path nostd-check/Cargo.toml --quiet
 step "generated Unicode table matches its pinned source"
 scripts/gen-tables.sh --check
 
+step "generated C header matches the ABI (pinned cbindgen)"
+scripts/gen-header.sh --check
+
+step "C consumers: static, dynamic, ASan+UBSan, valgrind"
+tests/c/run.sh
+
 echo
 echo "all checks passed"

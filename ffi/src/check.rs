@@ -241,6 +241,47 @@ pub unsafe extern "C" fn airlock_check_no_forgery(
     })
 }
 
+/// Threading-header hygiene for outgoing mail: `In-Reply-To` (`multiple` false:
+/// exactly one `<left@right>` message id) or `References` (`multiple` true: one or
+/// more, separated by whitespace). HTML entities (`&lt;`, `&gt;`, `&amp;`, any case),
+/// missing or stray angle brackets, empty ids and empty id parts are rejected.
+///
+/// * `value`/`value_len`: UTF-8, borrowed for the call; `(NULL, 0)` is empty (and
+///   rejected).
+/// * `msg`/`msg_cap`/`msg_len`: the reason, naming what was wrong and its byte offset,
+///   as for `airlock_check_machine_token`.
+/// * `err_offset`: NULL, or where the offset of the first invalid sequence of `value`
+///   is written on `INVALID_UTF8`.
+///
+/// Returns `OK` (well formed), `REJECTED`, `NULL_ARG`, `INVALID_ARG` (overlapping
+/// buffers), `INVALID_UTF8` or `PANIC`.
+///
+/// # Safety
+/// Every non-NULL pointer must point to memory of the stated size, valid for the call.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn airlock_check_message_ids(
+    value: *const u8,
+    value_len: usize,
+    multiple: bool,
+    msg: *mut u8,
+    msg_cap: usize,
+    msg_len: *mut usize,
+    err_offset: *mut usize,
+) -> airlock_status {
+    ffi_boundary!({
+        check_null!(input value, value_len);
+        check_null!(message msg, msg_cap, msg_len, disjoint[value]);
+        // SAFETY: `err_offset` is NULL or writable, by this function's contract.
+        let value = unsafe { buf::utf8(value, err_offset) }?;
+        Ok(
+            match airlock_core::header::check_message_ids(value, multiple) {
+                Ok(()) => airlock_status::Ok,
+                Err(e) => msg.report(&e, airlock_status::Rejected),
+            },
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -54,8 +54,9 @@ mod text;
 mod version;
 
 pub use check::{
-    airlock_check_machine_token, airlock_check_no_control, airlock_check_no_forgery,
-    airlock_check_safe_description, airlock_check_safe_glob, airlock_shape, airlock_shape_pattern,
+    airlock_check_machine_token, airlock_check_message_ids, airlock_check_no_control,
+    airlock_check_no_forgery, airlock_check_safe_description, airlock_check_safe_glob,
+    airlock_shape, airlock_shape_pattern,
 };
 pub use class::{
     AIRLOCK_NO_CODE_POINT, airlock_is_control, airlock_is_dangerous_invisible,

@@ -11,3 +11,5 @@ mod conformance_core;
 // The C ABI is called as C calls it: through raw pointers.
 #[allow(unsafe_code)]
 mod conformance_ffi;
+#[allow(unsafe_code)]
+mod ffi_message_ids;
