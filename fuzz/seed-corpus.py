@@ -40,4 +40,5 @@ write("machine_values", list(texts("assertMachineToken", "assertNoControlChars",
 write("forgery", list(texts("assertNoWrapperForgery", "sanitizeProse")))
 write("fence", list(texts("deriveFenceToken")))
 write("frontmatter", list(texts("parseGlobsFrontmatter", "frontmatterRefusalReason")))
+write("c_abi", [bytes([n % 256, 2, n % 97]) + t for n, t in zip(range(5, 10_000, 31), prose)] + [b"\x00\x00\x05\xff\xfe"])
 write("streaming", [bytes([n % 256, 3, 5]) + t for n, t in zip(range(3, 10_000, 29), prose)] + [b"\x10\x01\x02ab\xe2\x82", b"\x10\x02\x01\xff"])
