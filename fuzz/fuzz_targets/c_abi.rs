@@ -30,9 +30,18 @@ fuzz_target!(|data: &[u8]| {
     // SAFETY: every pointer refers to a live buffer of the stated length.
     let status = unsafe {
         airlock_sanitize_prose(
-            text.as_ptr(), text.len(), b"insight".as_ptr(), 7, max_bytes,
-            out.as_mut_ptr(), out.len(), &mut out_len,
-            msg.as_mut_ptr(), msg.len(), &mut msg_len, &mut err_offset,
+            text.as_ptr(),
+            text.len(),
+            b"insight".as_ptr(),
+            7,
+            max_bytes,
+            out.as_mut_ptr(),
+            out.len(),
+            &mut out_len,
+            msg.as_mut_ptr(),
+            msg.len(),
+            &mut msg_len,
+            &mut err_offset,
         )
     };
     match status {
@@ -50,12 +59,25 @@ fuzz_target!(|data: &[u8]| {
             // SAFETY: as above.
             let again = unsafe {
                 airlock_sanitize_prose(
-                    text.as_ptr(), text.len(), b"insight".as_ptr(), 7, max_bytes,
-                    bigger.as_mut_ptr(), bigger.len(), &mut len2,
-                    ptr::null_mut(), 0, ptr::null_mut(), ptr::null_mut(),
+                    text.as_ptr(),
+                    text.len(),
+                    b"insight".as_ptr(),
+                    7,
+                    max_bytes,
+                    bigger.as_mut_ptr(),
+                    bigger.len(),
+                    &mut len2,
+                    ptr::null_mut(),
+                    0,
+                    ptr::null_mut(),
+                    ptr::null_mut(),
                 )
             };
-            assert_eq!(again, airlock_status::Ok, "the reported size did not suffice");
+            assert_eq!(
+                again,
+                airlock_status::Ok,
+                "the reported size did not suffice"
+            );
         }
         airlock_status::Rejected => {
             assert!(valid.is_some());
@@ -64,7 +86,10 @@ fuzz_target!(|data: &[u8]| {
         }
         airlock_status::InvalidUtf8 => {
             assert!(valid.is_none());
-            assert_eq!(err_offset, std::str::from_utf8(text).unwrap_err().valid_up_to());
+            assert_eq!(
+                err_offset,
+                std::str::from_utf8(text).unwrap_err().valid_up_to()
+            );
             assert!(out.iter().all(|&b| b == POISON));
         }
         other => panic!("unexpected status {other:?}"),
@@ -75,11 +100,23 @@ fuzz_target!(|data: &[u8]| {
     let mut out_len = 0usize;
     // SAFETY: as above.
     let status = unsafe {
-        airlock_strip(text.as_ptr(), text.len(), out.as_mut_ptr(), out.len(), &mut out_len, ptr::null_mut())
+        airlock_strip(
+            text.as_ptr(),
+            text.len(),
+            out.as_mut_ptr(),
+            out.len(),
+            &mut out_len,
+            ptr::null_mut(),
+        )
     };
     match (status, valid) {
         (airlock_status::Ok, Some(t)) => {
-            assert_eq!(&out[..out_len], airlock_core::strip_invisibles(t).collect::<String>().as_bytes());
+            assert_eq!(
+                &out[..out_len],
+                airlock_core::strip_invisibles(t)
+                    .collect::<String>()
+                    .as_bytes()
+            );
         }
         (airlock_status::BufferTooSmall, Some(_)) => {
             assert!(out_len > out_cap && out.iter().all(|&b| b == POISON));
@@ -93,7 +130,14 @@ fuzz_target!(|data: &[u8]| {
     let mut token_len = 0usize;
     // SAFETY: as above.
     let status = unsafe {
-        airlock_fence_token(text.as_ptr(), text.len(), token.as_mut_ptr(), token.len(), &mut token_len, ptr::null_mut())
+        airlock_fence_token(
+            text.as_ptr(),
+            text.len(),
+            token.as_mut_ptr(),
+            token.len(),
+            &mut token_len,
+            ptr::null_mut(),
+        )
     };
     if status == airlock_status::Ok {
         let t = &token[..token_len];
@@ -105,7 +149,14 @@ fuzz_target!(|data: &[u8]| {
     let mut reason_len = usize::MAX;
     // SAFETY: as above.
     let status = unsafe {
-        airlock_frontmatter_refusal(text.as_ptr(), text.len(), reason.as_mut_ptr(), reason.len(), &mut reason_len, ptr::null_mut())
+        airlock_frontmatter_refusal(
+            text.as_ptr(),
+            text.len(),
+            reason.as_mut_ptr(),
+            reason.len(),
+            &mut reason_len,
+            ptr::null_mut(),
+        )
     };
     assert_ne!(status, airlock_status::Panic);
 });

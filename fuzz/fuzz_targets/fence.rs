@@ -8,6 +8,12 @@ fuzz_target!(|data: &[u8]| {
     let token = fence_token(data);
     let t = token.as_bytes();
     assert!(t.len() == 8 || t.len() == 64);
-    assert!(t.iter().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b)));
-    assert!(!data.windows(t.len()).any(|w| w == t), "token occurs in payload");
+    assert!(
+        t.iter()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
+    );
+    assert!(
+        !data.windows(t.len()).any(|w| w == t),
+        "token occurs in payload"
+    );
 });

@@ -5,7 +5,9 @@ use airlock_core::frontmatter::{self, MetaKey, MetaValue, Refusal};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(doc) = std::str::from_utf8(data) else { return };
+    let Ok(doc) = std::str::from_utf8(data) else {
+        return;
+    };
     let parsed = frontmatter::parse(doc);
     let refusal = frontmatter::refusal_reason(doc);
     match parsed {

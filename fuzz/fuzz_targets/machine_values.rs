@@ -8,7 +8,9 @@ use airlock_core::{
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(value) = std::str::from_utf8(data) else { return };
+    let Ok(value) = std::str::from_utf8(data) else {
+        return;
+    };
     for shape in Shape::ALL {
         match check_machine_token(value, "f", shape) {
             Ok(v) => {
@@ -18,7 +20,9 @@ fuzz_target!(|data: &[u8]| {
             Err(r) => assert_eq!(r.message_len(), r.to_string().len()),
         }
     }
-    let clean = !value.chars().any(|c| is_control(c) || is_dangerous_invisible(c));
+    let clean = !value
+        .chars()
+        .any(|c| is_control(c) || is_dangerous_invisible(c));
     assert_eq!(check_no_control(value, "f").is_ok(), clean);
     if check_safe_description(value).is_ok() {
         assert!(clean && value.len() <= 512);

@@ -51,7 +51,10 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let streamed = match fed {
-        Ok(()) => prose.finish().map(|p| p.text.to_string()).map_err(|e| e.to_string()),
+        Ok(()) => prose
+            .finish()
+            .map(|p| p.text.to_string())
+            .map_err(|e| e.to_string()),
         Err(e) => Err(e.to_string()),
     };
 

@@ -5,7 +5,9 @@ use airlock_core::{is_dangerous_invisible, strip_into, strip_invisibles};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let once: String = strip_invisibles(text).collect();
     assert!(once.len() <= text.len());
     assert!(!once.chars().any(is_dangerous_invisible));

@@ -70,7 +70,11 @@ pub unsafe extern "C" fn airlock_nostd_check(
     let _ = write!(sink, "{:?}", check_no_control(text, "f").err());
     let _ = write!(sink, "{:?}", check_safe_description(text).err());
     let _ = write!(sink, "{:?}", check_safe_glob(text).err());
-    let _ = write!(sink, "{:?}", check_no_forgery(text, "f", &LiteralSet::DEFAULT).err());
+    let _ = write!(
+        sink,
+        "{:?}",
+        check_no_forgery(text, "f", &LiteralSet::DEFAULT).err()
+    );
     let _ = write!(sink, "{:?}", find_forgery(text, &LiteralSet::DEFAULT));
     let _ = write!(sink, "{}", fence_token(input));
     match frontmatter::parse(text) {
@@ -86,10 +90,18 @@ pub unsafe extern "C" fn airlock_nostd_check(
             let _ = write!(sink, "{e}");
         }
     }
-    let _ = write!(sink, "{:?}", frontmatter::refusal_reason(text).map(|r| black_box(r)));
+    let _ = write!(
+        sink,
+        "{:?}",
+        frontmatter::refusal_reason(text).map(|r| black_box(r))
+    );
     let _ = write!(sink, "{}", worst_case_len(len, 100));
     let _ = write!(sink, "{:?}", strip_into(text, out).map(str::len));
-    let _ = write!(sink, "{:?}", sanitize_prose(text, "f", 100, out).map(|p| p.text.len()));
+    let _ = write!(
+        sink,
+        "{:?}",
+        sanitize_prose(text, "f", 100, out).map(|p| p.text.len())
+    );
     let mut strip = StripStream::new();
     let _ = strip.feed(input, |run| sink.0 = sink.0.wrapping_add(run.len()));
     let _ = strip.finish();
@@ -101,6 +113,11 @@ pub unsafe extern "C" fn airlock_nostd_check(
         let _ = prose.feed(input);
         let _ = write!(sink, "{:?}", prose.finish().map(|p| p.text.len()));
     }
-    let _ = write!(sink, "{}{}", airlock_core::UNICODE_VERSION, airlock_core::VERSION);
+    let _ = write!(
+        sink,
+        "{}{}",
+        airlock_core::UNICODE_VERSION,
+        airlock_core::VERSION
+    );
     sink.0
 }
