@@ -687,7 +687,9 @@ pub(crate) fn run(args: &ScanArgs) -> Result<Outcome> {
             if entry.file_type().is_some_and(|t| t.is_dir()) {
                 continue;
             }
+            // Walking "." names files "./x"; show them as "x".
             let path = entry.path();
+            let path = path.strip_prefix("./").unwrap_or(path);
             let input = Input::File(path.to_path_buf());
             let scanned = open_text_file(&input, path).and_then(|reader| match reader {
                 Some(r) => scan_input(&input, r, &mut reporter),
