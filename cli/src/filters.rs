@@ -1,0 +1,339 @@
+//! The pipe filters: `sanitize`, `strip`, `truncate`, `fence`, `wrap`, `check` and
+//! `frontmatter`. Every rule is core's; this module reads, writes and maps outcomes.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use airlock_core::frontmatter::{self, MetaValue};
+use airlock_core::prose::{ProseError, StreamError, stream_buffer_len};
+use airlock_core::reject::JsonString;
+use airlock_core::{
+    LiteralSet, ProseStream, Shape, StripStream, UNTRUSTED_BEGIN, UNTRUSTED_END,
+    check_machine_token, check_no_control, check_safe_description, check_safe_glob, fence_token,
+    sanitize_prose, truncate_to_bytes, worst_case_len,
+};
+use clap::{Args, ValueEnum};
+
+use crate::Outcome;
+use crate::io::{self, Error, Input, Result, TextChunks};
+use crate::json;
+
+/// Arguments of `airlock sanitize` and `airlock wrap`.
+#[derive(Args)]
+pub(crate) struct ProseArgs {
+    /// Field name the rejection message names.
+    #[arg(long, default_value = "insight", value_name = "NAME")]
+    field: String,
+    /// Byte budget of the text (the truncation note comes on top).
+    #[arg(long, default_value_t = 2000, value_name = "N")]
+    max_bytes: usize,
+    /// Input file; standard input when absent or `-`.
+    file: Option<PathBuf>,
+}
+
+/// Arguments of `airlock strip` and `airlock fence`.
+#[derive(Args)]
+pub(crate) struct FileArg {
+    /// Input file; standard input when absent or `-`.
+    file: Option<PathBuf>,
+}
+
+/// Arguments of `airlock truncate`.
+#[derive(Args)]
+pub(crate) struct TruncateArgs {
+    /// Byte budget: the longest prefix of whole code points within it is kept.
+    #[arg(long, value_name = "N")]
+    max_bytes: usize,
+    /// Print `{"text":…,"truncated":…,"bytes":…}` (and a newline) instead of the text.
+    #[arg(long)]
+    json: bool,
+    /// Input file; standard input when absent or `-`.
+    file: Option<PathBuf>,
+}
+
+/// What `airlock check` checks.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum CheckKind {
+    /// `^[A-Za-z0-9._-]+$` (field `host-class`).
+    HostClass,
+    /// `^[a-z0-9/-]+$` (field `learning-key`).
+    LearningKey,
+    /// `^\d{4}-\d{2}-\d{2}$` (field `expires-at`).
+    ExpiresAt,
+    /// `^[A-Za-z0-9._:-]+$` (field `learning-id`; `source-session` with --field).
+    Provenance,
+    /// A rule glob (field always `globs[]`).
+    Glob,
+    /// A one-line description (field always `description`).
+    Description,
+    /// No control character, no dangerous invisible (field `value` by default).
+    NoControl,
+}
+
+/// Arguments of `airlock check`.
+#[derive(Args)]
+pub(crate) struct CheckArgs {
+    /// The check to run.
+    kind: CheckKind,
+    /// Field name the rejection message names (not for `glob` and `description`,
+    /// whose names are fixed).
+    #[arg(long, value_name = "NAME")]
+    field: Option<String>,
+    /// The value; standard input, byte for byte (a trailing newline included), when absent.
+    value: Option<std::ffi::OsString>,
+}
+
+/// Arguments of `airlock frontmatter`.
+#[derive(Args)]
+pub(crate) struct FrontmatterArgs {
+    /// One JSON object per file: the parse result and the refusal.
+    #[arg(long)]
+    json: bool,
+    /// Rule files (`-` for standard input).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+}
+
+/// The sanitized text, or the rejection message.
+type Sanitized = std::result::Result<String, String>;
+
+/// `sanitize_prose` over an input of any size, holding at most about the cap.
+///
+/// While the input is no longer than the stream buffer would be, it is kept and
+/// sanitized in one shot at the end; past that, a [`ProseStream`] with a buffer of
+/// [`stream_buffer_len`] takes over. Memory is thus bounded by both the input seen
+/// and the cap, never the cap up front.
+fn sanitize_input(input: &Input, field: &str, max_bytes: usize) -> Result<Sanitized> {
+    let mut chunks = TextChunks::open(input)?;
+    let stream_len = stream_buffer_len(max_bytes);
+    let mut pending = String::new();
+    loop {
+        let Some(piece) = chunks.next_piece()? else {
+            let mut out = vec![0u8; worst_case_len(pending.len(), max_bytes)];
+            return match sanitize_prose(&pending, field, max_bytes, &mut out) {
+                Ok(prose) => Ok(Ok(prose.text.to_owned())),
+                Err(ProseError::Rejected(r)) => Ok(Err(r.to_string())),
+                Err(e) => Err(Error::Other(e.to_string())),
+            };
+        };
+        pending.push_str(piece);
+        if pending.len() > stream_len {
+            break;
+        }
+    }
+    let mut buf = vec![0u8; stream_len];
+    let mut stream = ProseStream::new(field, max_bytes, &LiteralSet::DEFAULT, &mut buf)
+        .map_err(|e| Error::Other(e.to_string()))?;
+    let stream_error = |e: StreamError<'_>| Error::Other(e.to_string());
+    stream.feed(pending.as_bytes()).map_err(stream_error)?;
+    drop(pending);
+    while let Some(piece) = chunks.next_piece()? {
+        stream.feed(piece.as_bytes()).map_err(stream_error)?;
+    }
+    match stream.finish() {
+        Ok(prose) => Ok(Ok(prose.text.to_owned())),
+        Err(StreamError::Rejected(r)) => Ok(Err(r.to_string())),
+        Err(e) => Err(stream_error(e)),
+    }
+}
+
+/// `airlock sanitize`.
+pub(crate) fn sanitize(args: &ProseArgs) -> Result<Outcome> {
+    let input = Input::from_arg(args.file.as_deref());
+    match sanitize_input(&input, &args.field, args.max_bytes)? {
+        Ok(text) => {
+            io::print(&text)?;
+            Ok(Outcome::Success)
+        }
+        Err(message) => Ok(Outcome::Rejected(message)),
+    }
+}
+
+/// `airlock wrap`: sanitize, then frame with the envelope lines.
+pub(crate) fn wrap(args: &ProseArgs) -> Result<Outcome> {
+    let input = Input::from_arg(args.file.as_deref());
+    match sanitize_input(&input, &args.field, args.max_bytes)? {
+        Ok(text) => {
+            io::print(&format!("{UNTRUSTED_BEGIN}\n{text}\n{UNTRUSTED_END}\n"))?;
+            Ok(Outcome::Success)
+        }
+        Err(message) => Ok(Outcome::Rejected(message)),
+    }
+}
+
+/// `airlock strip`: streams, writing each clean run as it comes.
+pub(crate) fn strip(args: &FileArg) -> Result<Outcome> {
+    let input = Input::from_arg(args.file.as_deref());
+    let mut chunks = TextChunks::open(&input)?;
+    let mut stream = StripStream::new();
+    let mut out = io::stdout();
+    while let Some(piece) = chunks.next_piece()? {
+        let mut written = Ok(());
+        stream
+            .feed(piece.as_bytes(), |run| {
+                if written.is_ok() {
+                    written = out.write_all(run.as_bytes());
+                }
+            })
+            .map_err(|e| Error::Other(e.to_string()))?;
+        written?;
+    }
+    stream.finish().map_err(|e| Error::Other(e.to_string()))?;
+    out.flush()?;
+    Ok(Outcome::Success)
+}
+
+/// `airlock truncate`: streams the kept prefix (or holds it, at most the cap, for
+/// `--json`) and reads to the end to count the bytes and validate them.
+pub(crate) fn truncate(args: &TruncateArgs) -> Result<Outcome> {
+    let input = Input::from_arg(args.file.as_deref());
+    let mut chunks = TextChunks::open(&input)?;
+    let mut out = io::stdout();
+    let mut kept = String::new();
+    let mut room = args.max_bytes;
+    let mut cut = false;
+    while let Some(piece) = chunks.next_piece()? {
+        if cut {
+            continue;
+        }
+        // Pieces are whole code points, so a cut inside one is a cut of the text.
+        let t = truncate_to_bytes(piece, room);
+        room = room.saturating_sub(t.text.len());
+        cut = t.truncated;
+        if args.json {
+            kept.push_str(t.text);
+        } else {
+            out.write_all(t.text.as_bytes())?;
+        }
+    }
+    if args.json {
+        writeln!(
+            out,
+            "{{\"text\":{},\"truncated\":{},\"bytes\":{}}}",
+            JsonString::whole(&kept),
+            cut,
+            chunks.position()
+        )?;
+    }
+    out.flush()?;
+    Ok(Outcome::Success)
+}
+
+/// `airlock fence`: the token of the input's exact bytes.
+pub(crate) fn fence(args: &FileArg) -> Result<Outcome> {
+    let input = Input::from_arg(args.file.as_deref());
+    let text = input.read_text()?;
+    io::print(&format!("{}\n", fence_token(text.as_bytes())))?;
+    Ok(Outcome::Success)
+}
+
+/// `airlock check`.
+pub(crate) fn check(args: &CheckArgs) -> Result<Outcome> {
+    let value = match &args.value {
+        Some(v) => os_text(v)?,
+        None => Input::Stdin.read_text()?,
+    };
+    let field = args.field.as_deref();
+    if field.is_some() && matches!(args.kind, CheckKind::Glob | CheckKind::Description) {
+        return Err(Error::Usage(
+            "--field does not apply to glob and description: their field names are fixed"
+                .to_owned(),
+        ));
+    }
+    let token = |shape: Shape, default: &'static str| {
+        check_machine_token(&value, field.unwrap_or(default), shape).map(|_| ())
+    };
+    let verdict = match args.kind {
+        CheckKind::HostClass => token(Shape::HostClass, "host-class"),
+        CheckKind::LearningKey => token(Shape::LearningKey, "learning-key"),
+        CheckKind::ExpiresAt => token(Shape::ExpiresAt, "expires-at"),
+        CheckKind::Provenance => token(Shape::Provenance, "learning-id"),
+        CheckKind::Glob => check_safe_glob(&value).map(|_| ()),
+        CheckKind::Description => check_safe_description(&value).map(|_| ()),
+        CheckKind::NoControl => check_no_control(&value, field.unwrap_or("value")).map(|_| ()),
+    };
+    Ok(match verdict {
+        Ok(()) => Outcome::Success,
+        Err(r) => Outcome::Rejected(r.to_string()),
+    })
+}
+
+/// An argument as text, or the offset of its first invalid byte.
+fn os_text(value: &std::ffi::OsStr) -> Result<String> {
+    match value.to_str() {
+        Some(s) => Ok(s.to_owned()),
+        None => {
+            #[cfg(unix)]
+            let bytes = std::os::unix::ffi::OsStrExt::as_bytes(value).to_vec();
+            #[cfg(not(unix))]
+            let bytes = value.to_string_lossy().into_owned().into_bytes();
+            io::into_text(bytes, "<argument>")
+        }
+    }
+}
+
+/// `airlock frontmatter`: the writer's gate per file.
+pub(crate) fn frontmatter(args: &FrontmatterArgs) -> Result<Outcome> {
+    let mut out = io::stdout();
+    let mut refused = false;
+    let mut failed = None;
+    for path in &args.files {
+        let input = Input::from_arg(Some(path));
+        let name = input.name();
+        let doc = match input.read_text() {
+            Ok(doc) => doc,
+            Err(e) => {
+                // Report and go on with the other files; the run still fails (exit 2).
+                eprintln!("airlock: {e}");
+                failed = Some(e);
+                continue;
+            }
+        };
+        let refusal = frontmatter::refusal_reason(&doc).map(|r| r.to_string());
+        refused |= refusal.is_some();
+        if args.json {
+            let parsed = match frontmatter::parse(&doc) {
+                Ok(fm) => format!("\"parsed\":{}", parsed_json(&fm)),
+                Err(e) => format!("\"error\":{}", json::string(&e.to_string())),
+            };
+            let refusal = refusal.as_deref().map_or("null".to_owned(), json::string);
+            writeln!(
+                out,
+                "{{\"file\":{},{parsed},\"refusal\":{refusal}}}",
+                json::string(&name)
+            )?;
+        } else if let Some(reason) = refusal {
+            writeln!(out, "{name}: {reason}")?;
+        }
+    }
+    out.flush()?;
+    match failed {
+        Some(_) => Ok(Outcome::Failed),
+        None if refused => Ok(Outcome::Refused),
+        None => Ok(Outcome::Success),
+    }
+}
+
+/// `{"globs":[…]|null,"meta":{…}}`, meta in insertion order.
+fn parsed_json(fm: &frontmatter::Frontmatter<'_>) -> String {
+    let globs = match fm.globs() {
+        Some(items) => {
+            let items: Vec<String> = items.map(json::string).collect();
+            format!("[{}]", items.join(","))
+        }
+        None => "null".to_owned(),
+    };
+    let meta: Vec<String> = fm
+        .meta()
+        .iter()
+        .map(|(key, value)| {
+            let value = match value {
+                MetaValue::Str(s) => json::string(s),
+                MetaValue::Bool(b) => b.to_string(),
+                MetaValue::Number(n) => json::number(n),
+            };
+            format!("{}:{value}", json::string(key.name()))
+        })
+        .collect();
+    format!("{{\"globs\":{globs},\"meta\":{{{}}}}}", meta.join(","))
+}
