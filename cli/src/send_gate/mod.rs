@@ -32,7 +32,8 @@ mod store;
 
 use config::{Config, parse_config};
 use decide::{Route, board_has_active_ref, describe_hits};
-use input::{MAX_INPUT_BYTES, parse_limited_json, parse_tool_call};
+pub(crate) use input::parse_tool_call;
+use input::{MAX_INPUT_BYTES, parse_limited_json};
 use scan::Hit;
 use store::{Paths, read_all_capped, read_capped};
 
