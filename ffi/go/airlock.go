@@ -14,9 +14,9 @@
 package airlock
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../include
+#cgo CFLAGS: -I${SRCDIR}/../../include -I${SRCDIR}
 #cgo LDFLAGS: ${SRCDIR}/../../target/release/libairlock.a -lm -ldl -lpthread
-#include "airlock.h"
+#include "airlock_go.h"
 */
 import "C"
 
@@ -112,9 +112,8 @@ func EnvelopeEnd() string { return C.GoString(C.airlock_envelope_end()) }
 
 // ValidUTF8 checks that text is UTF-8; the error is an *InvalidUTF8Error.
 func ValidUTF8(text []byte) error {
-	var off C.size_t
-	st := C.airlock_utf8_validate(bytesPtr(text), sizeOf(len(text)), &off)
-	return fail("validate UTF-8", st, off)
+	r := C.airlock_go_utf8_validate(bytesPtr(text), sizeOf(len(text)))
+	return fail("validate UTF-8", r.status, r.err_offset)
 }
 
 // IsControl reports whether r is a control (Cc): U+0000–U+001F, U+007F–U+009F.

@@ -1,7 +1,7 @@
 package airlock
 
 /*
-#include "airlock.h"
+#include "airlock_go.h"
 */
 import "C"
 
@@ -53,16 +53,16 @@ func itoa(n uint64) string {
 
 // checkResult turns the status of a check into an error, fetching the message
 // of a rejection with retry (called again with room for it).
-func checkResult(op string, st C.airlock_status, sz *[2]C.size_t,
+func checkResult(op string, r C.airlock_go_result,
 	retry func(msg *C.uint8_t, msgCap C.size_t, msgLen *C.size_t) C.airlock_status,
 ) error {
-	switch Status(st) {
+	switch Status(r.status) {
 	case StatusOK:
 		return nil
 	case StatusRejected:
-		return message(op, st, sz[0], retry)
+		return message(op, r.status, r.msg_len, retry)
 	default:
-		return fail(op, st, sz[1])
+		return fail(op, r.status, r.err_offset)
 	}
 }
 
@@ -70,13 +70,12 @@ func checkResult(op string, st C.airlock_status, sz *[2]C.size_t,
 // pattern}): value must be non-empty and have shape, or it is rejected (a
 // *RejectionError naming field), never repaired.
 func CheckMachineToken(value, field string, shape Shape) error {
-	var sz [2]C.size_t // msgLen, errOffset
-	st := C.airlock_check_machine_token(strPtr(value), sizeOf(len(value)), strPtr(field),
-		sizeOf(len(field)), C.uint32_t(shape), nil, 0, &sz[0], &sz[1])
-	if st == C.AIRLOCK_STATUS_OK {
+	r := C.airlock_go_check_machine_token(strPtr(value), sizeOf(len(value)), strPtr(field),
+		sizeOf(len(field)), C.uint32_t(shape))
+	if r.status == C.AIRLOCK_STATUS_OK {
 		return nil
 	}
-	return checkResult("check machine token", st, &sz,
+	return checkResult("check machine token", r,
 		func(msg *C.uint8_t, msgCap C.size_t, msgLen *C.size_t) C.airlock_status {
 			return C.airlock_check_machine_token(strPtr(value), sizeOf(len(value)), strPtr(field),
 				sizeOf(len(field)), C.uint32_t(shape), msg, msgCap, msgLen, nil)
@@ -86,13 +85,12 @@ func CheckMachineToken(value, field string, shape Shape) error {
 // CheckNoControl is the reference's assertNoControlChars(value, field): no
 // control character (Cc), then no dangerous invisible. Empty passes.
 func CheckNoControl(value, field string) error {
-	var sz [2]C.size_t
-	st := C.airlock_check_no_control(strPtr(value), sizeOf(len(value)), strPtr(field),
-		sizeOf(len(field)), nil, 0, &sz[0], &sz[1])
-	if st == C.AIRLOCK_STATUS_OK {
+	r := C.airlock_go_check_no_control(strPtr(value), sizeOf(len(value)), strPtr(field),
+		sizeOf(len(field)))
+	if r.status == C.AIRLOCK_STATUS_OK {
 		return nil
 	}
-	return checkResult("check no control", st, &sz,
+	return checkResult("check no control", r,
 		func(msg *C.uint8_t, msgCap C.size_t, msgLen *C.size_t) C.airlock_status {
 			return C.airlock_check_no_control(strPtr(value), sizeOf(len(value)), strPtr(field),
 				sizeOf(len(field)), msg, msgCap, msgLen, nil)
@@ -103,12 +101,11 @@ func CheckNoControl(value, field string) error {
 // no-control check as "description", the wrapper-forgery check, then at most
 // DescriptionMaxBytes bytes.
 func CheckSafeDescription(value string) error {
-	var sz [2]C.size_t
-	st := C.airlock_check_safe_description(strPtr(value), sizeOf(len(value)), nil, 0, &sz[0], &sz[1])
-	if st == C.AIRLOCK_STATUS_OK {
+	r := C.airlock_go_check_safe_description(strPtr(value), sizeOf(len(value)))
+	if r.status == C.AIRLOCK_STATUS_OK {
 		return nil
 	}
-	return checkResult("check safe description", st, &sz,
+	return checkResult("check safe description", r,
 		func(msg *C.uint8_t, msgCap C.size_t, msgLen *C.size_t) C.airlock_status {
 			return C.airlock_check_safe_description(strPtr(value), sizeOf(len(value)), msg, msgCap,
 				msgLen, nil)
@@ -118,12 +115,11 @@ func CheckSafeDescription(value string) error {
 // CheckSafeGlob is the reference's assertSafeGlob(value): non-empty, no '"', no
 // control character, no dangerous invisible. The message names "globs[]".
 func CheckSafeGlob(value string) error {
-	var sz [2]C.size_t
-	st := C.airlock_check_safe_glob(strPtr(value), sizeOf(len(value)), nil, 0, &sz[0], &sz[1])
-	if st == C.AIRLOCK_STATUS_OK {
+	r := C.airlock_go_check_safe_glob(strPtr(value), sizeOf(len(value)))
+	if r.status == C.AIRLOCK_STATUS_OK {
 		return nil
 	}
-	return checkResult("check safe glob", st, &sz,
+	return checkResult("check safe glob", r,
 		func(msg *C.uint8_t, msgCap C.size_t, msgLen *C.size_t) C.airlock_status {
 			return C.airlock_check_safe_glob(strPtr(value), sizeOf(len(value)), msg, msgCap, msgLen, nil)
 		})
@@ -133,13 +129,12 @@ func CheckSafeGlob(value string) error {
 // must not contain a delivery-wrapper literal (ASCII-case-insensitively). It does
 // not strip first; SanitizeProse does.
 func CheckNoForgery(text, field string) error {
-	var sz [2]C.size_t
-	st := C.airlock_check_no_forgery(strPtr(text), sizeOf(len(text)), strPtr(field),
-		sizeOf(len(field)), nil, 0, &sz[0], &sz[1])
-	if st == C.AIRLOCK_STATUS_OK {
+	r := C.airlock_go_check_no_forgery(strPtr(text), sizeOf(len(text)), strPtr(field),
+		sizeOf(len(field)))
+	if r.status == C.AIRLOCK_STATUS_OK {
 		return nil
 	}
-	return checkResult("check no forgery", st, &sz,
+	return checkResult("check no forgery", r,
 		func(msg *C.uint8_t, msgCap C.size_t, msgLen *C.size_t) C.airlock_status {
 			return C.airlock_check_no_forgery(strPtr(text), sizeOf(len(text)), strPtr(field),
 				sizeOf(len(field)), msg, msgCap, msgLen, nil)

@@ -1,7 +1,7 @@
 package airlock
 
 /*
-#include "airlock.h"
+#include "airlock_go.h"
 */
 import "C"
 

@@ -1,7 +1,7 @@
 package airlock
 
 /*
-#include "airlock.h"
+#include "airlock_go.h"
 */
 import "C"
 
@@ -99,42 +99,39 @@ func (f *Frontmatter) Get(key MetaKey) (MetaEntry, bool) {
 func ParseFrontmatter(doc string) (*Frontmatter, error) {
 	const op = "parse frontmatter"
 	p, n := strPtr(doc), sizeOf(len(doc))
-	var sum C.struct_airlock_frontmatter_summary
-	var sz [2]C.size_t // msgLen, errOffset
-	st := C.airlock_frontmatter_parse(p, n, &sum, nil, 0, &sz[0], &sz[1])
-	switch Status(st) {
+	r := C.airlock_go_frontmatter_parse(p, n)
+	switch Status(r.status) {
 	case StatusOK:
 	case StatusParseError:
-		return nil, message(op, st, sz[0],
+		return nil, message(op, r.status, r.msg_len,
 			func(msg *C.uint8_t, msgCap C.size_t, msgLen *C.size_t) C.airlock_status {
 				var s C.struct_airlock_frontmatter_summary
 				return C.airlock_frontmatter_parse(p, n, &s, msg, msgCap, msgLen, nil)
 			})
 	default:
-		return nil, fail(op, st, sz[1])
+		return nil, fail(op, r.status, r.err_offset)
 	}
 
+	sum := r.summary
 	f := &Frontmatter{HasGlobs: bool(sum.has_globs)}
 	if f.HasGlobs {
 		f.Globs = make([]string, int(sum.glob_count))
 		for i := range f.Globs {
-			var span [3]C.size_t // start, len, errOffset
-			st := C.airlock_frontmatter_glob(p, n, C.size_t(i), &span[0], &span[1], &span[2])
-			if st != C.AIRLOCK_STATUS_OK {
-				return nil, fail(op, st, span[2])
+			g := C.airlock_go_frontmatter_glob(p, n, C.size_t(i))
+			if g.status != C.AIRLOCK_STATUS_OK {
+				return nil, fail(op, g.status, g.err_offset)
 			}
-			f.Globs[i] = doc[span[0] : span[0]+span[1]]
+			f.Globs[i] = doc[g.start : g.start+g.len]
 		}
 	}
 	if sum.meta_count > 0 {
 		f.Meta = make([]MetaEntry, int(sum.meta_count))
 		for i := range f.Meta {
-			var e C.struct_airlock_meta_entry
-			var off C.size_t
-			st := C.airlock_frontmatter_meta(p, n, C.size_t(i), &e, &off)
-			if st != C.AIRLOCK_STATUS_OK {
-				return nil, fail(op, st, off)
+			me := C.airlock_go_frontmatter_meta(p, n, C.size_t(i))
+			if me.status != C.AIRLOCK_STATUS_OK {
+				return nil, fail(op, me.status, me.err_offset)
 			}
+			e := me.entry
 			m := MetaEntry{Key: MetaKey(e.key), Kind: MetaKind(e.kind)}
 			switch m.Kind {
 			case KindString:
@@ -160,13 +157,12 @@ func ParseFrontmatter(doc string) (*Frontmatter, error) {
 func FrontmatterRefusal(doc string) (reason string, refused bool, err error) {
 	const op = "frontmatter refusal"
 	p, n := strPtr(doc), sizeOf(len(doc))
-	var sz [2]C.size_t
-	st := C.airlock_frontmatter_refusal(p, n, nil, 0, &sz[0], &sz[1])
-	switch Status(st) {
+	r := C.airlock_go_frontmatter_refusal(p, n)
+	switch Status(r.status) {
 	case StatusOK:
 		return "", false, nil
 	case StatusRejected:
-		err := message(op, st, sz[0],
+		err := message(op, r.status, r.msg_len,
 			func(msg *C.uint8_t, msgCap C.size_t, msgLen *C.size_t) C.airlock_status {
 				return C.airlock_frontmatter_refusal(p, n, msg, msgCap, msgLen, nil)
 			})
@@ -175,6 +171,6 @@ func FrontmatterRefusal(doc string) (reason string, refused bool, err error) {
 		}
 		return "", false, err
 	default:
-		return "", false, fail(op, st, sz[1])
+		return "", false, fail(op, r.status, r.err_offset)
 	}
 }

@@ -1,7 +1,7 @@
 package airlock
 
 /*
-#include "airlock.h"
+#include "airlock_go.h"
 */
 import "C"
 
@@ -57,22 +57,20 @@ func AppendSanitizeProse(dst, text []byte, field string, maxBytes int) ([]byte, 
 }
 
 func sanitize(out []byte, text *C.uint8_t, textLen int, field string, maxBytes int) (int, error) {
-	// outLen, msgLen, errOffset
-	var sz [3]C.size_t
-	st := C.airlock_sanitize_prose(text, sizeOf(textLen), strPtr(field), sizeOf(len(field)),
-		sizeOf(maxBytes), bytesPtr(out), sizeOf(len(out)), &sz[0], nil, 0, &sz[1], &sz[2])
-	switch Status(st) {
+	r := C.airlock_go_sanitize_prose(text, sizeOf(textLen), strPtr(field), sizeOf(len(field)),
+		sizeOf(maxBytes), bytesPtr(out), sizeOf(len(out)))
+	switch Status(r.status) {
 	case StatusOK:
-		return int(sz[0]), nil
+		return int(r.len), nil
 	case StatusRejected:
-		return 0, message("sanitize prose", st, sz[1],
+		return 0, message("sanitize prose", r.status, r.msg_len,
 			func(msg *C.uint8_t, msgCap C.size_t, msgLen *C.size_t) C.airlock_status {
 				var outLen C.size_t
 				return C.airlock_sanitize_prose(text, sizeOf(textLen), strPtr(field),
 					sizeOf(len(field)), sizeOf(maxBytes), nil, 0, &outLen, msg, msgCap, msgLen, nil)
 			})
 	default:
-		return 0, fail("sanitize prose", st, sz[2])
+		return 0, fail("sanitize prose", r.status, r.err_offset)
 	}
 }
 
@@ -107,12 +105,11 @@ func truncateLen(text *C.uint8_t, textLen, maxBytes int) (int, error) {
 	if maxBytes < 0 {
 		return 0, &StatusError{Op: "truncate", Status: StatusInvalidArg}
 	}
-	var sz [2]C.size_t
-	st := C.airlock_truncate(text, sizeOf(textLen), sizeOf(maxBytes), &sz[0], &sz[1])
-	if st != C.AIRLOCK_STATUS_OK {
-		return 0, fail("truncate", st, sz[1])
+	r := C.airlock_go_truncate(text, sizeOf(textLen), sizeOf(maxBytes))
+	if r.status != C.AIRLOCK_STATUS_OK {
+		return 0, fail("truncate", r.status, r.err_offset)
 	}
-	return int(sz[0]), nil
+	return int(r.len), nil
 }
 
 // StripInvisibles is the reference's stripDangerousInvisibles (SPEC §3): it drops
@@ -121,25 +118,24 @@ func truncateLen(text *C.uint8_t, textLen, maxBytes int) (int, error) {
 // without allocating.
 func StripInvisibles(text string) (string, error) {
 	p := strPtr(text)
-	var sz [2]C.size_t
 	// Ask for the size first: most text loses nothing, and then no buffer is needed.
-	st := C.airlock_strip(p, sizeOf(len(text)), nil, 0, &sz[0], &sz[1])
-	switch Status(st) {
+	r := C.airlock_go_strip(p, sizeOf(len(text)), nil, 0)
+	switch Status(r.status) {
 	case StatusOK:
 		return "", nil // only an empty result fits in no buffer
 	case StatusBufferTooSmall:
-		if int(sz[0]) == len(text) {
+		if int(r.len) == len(text) {
 			return text, nil
 		}
 	default:
-		return "", fail("strip invisibles", st, sz[1])
+		return "", fail("strip invisibles", r.status, r.err_offset)
 	}
-	buf := make([]byte, int(sz[0]))
-	st = C.airlock_strip(p, sizeOf(len(text)), bytesPtr(buf), sizeOf(len(buf)), &sz[0], &sz[1])
-	if st != C.AIRLOCK_STATUS_OK {
-		return "", fail("strip invisibles", st, sz[1])
+	buf := make([]byte, int(r.len))
+	r = C.airlock_go_strip(p, sizeOf(len(text)), bytesPtr(buf), sizeOf(len(buf)))
+	if r.status != C.AIRLOCK_STATUS_OK {
+		return "", fail("strip invisibles", r.status, r.err_offset)
 	}
-	return bytesToString(buf[:sz[0]]), nil
+	return bytesToString(buf[:r.len]), nil
 }
 
 // AppendStripInvisibles appends StripInvisibles(text) to dst and returns the
@@ -148,13 +144,11 @@ func StripInvisibles(text string) (string, error) {
 func AppendStripInvisibles(dst, text []byte) ([]byte, error) {
 	out := grow(dst, len(text), text)
 	spare := out[len(out):cap(out)]
-	var sz [2]C.size_t
-	st := C.airlock_strip(bytesPtr(text), sizeOf(len(text)), bytesPtr(spare), sizeOf(len(spare)),
-		&sz[0], &sz[1])
-	if st != C.AIRLOCK_STATUS_OK {
-		return dst, fail("strip invisibles", st, sz[1])
+	r := C.airlock_go_strip(bytesPtr(text), sizeOf(len(text)), bytesPtr(spare), sizeOf(len(spare)))
+	if r.status != C.AIRLOCK_STATUS_OK {
+		return dst, fail("strip invisibles", r.status, r.err_offset)
 	}
-	return out[:len(out)+int(sz[0])], nil
+	return out[:len(out)+int(r.len)], nil
 }
 
 // FenceToken is the reference's deriveFenceToken(payload) (SPEC §6): 8 lower-case
@@ -171,10 +165,9 @@ func FenceTokenString(payload string) (string, error) {
 
 func fenceToken(p *C.uint8_t, n int) (string, error) {
 	buf := make([]byte, FenceTokenMaxLen)
-	var sz [2]C.size_t
-	st := C.airlock_fence_token(p, sizeOf(n), bytesPtr(buf), sizeOf(len(buf)), &sz[0], &sz[1])
-	if st != C.AIRLOCK_STATUS_OK {
-		return "", fail("fence token", st, sz[1])
+	r := C.airlock_go_fence_token(p, sizeOf(n), bytesPtr(buf), sizeOf(len(buf)))
+	if r.status != C.AIRLOCK_STATUS_OK {
+		return "", fail("fence token", r.status, r.err_offset)
 	}
-	return bytesToString(buf[:sz[0]]), nil
+	return bytesToString(buf[:r.len]), nil
 }
