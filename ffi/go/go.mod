@@ -1,0 +1,3 @@
+module airlock.invalid/airlock
+
+go 1.19
