@@ -56,6 +56,8 @@ const NO_CAP = Number.MAX_SAFE_INTEGER;
 // The truncation note is at most this long (two decimal numbers of ≤ 16 digits).
 const NOTE_MAX = 160;
 
+const REPLACEMENT = Buffer.from('\uFFFD', 'utf8');
+
 const REJECTION_PREFIX = 'reconcile-sanitize: rejecting record — ';
 const PARSE_ERROR_PREFIX = 'Malformed frontmatter line: ';
 
@@ -265,6 +267,11 @@ export function createAirlock(options = {}) {
     }
   }
   const inBytes = () => (inP === inAddr ? inBuf : inOwn);
+  // Whether the encoded text is the string's own UTF-8: a lone surrogate encodes as
+  // EF BF BD, so text without those bytes needs no closer look (memmem, not a scan
+  // of the string's UTF-16).
+  const encodedExactly = (str) =>
+    inLen < 3 || inBytes().subarray(0, inLen).indexOf(REPLACEMENT) === -1 || str.isWellFormed();
   const release = () => {
     inOwn = null;
   };
@@ -321,7 +328,7 @@ export function createAirlock(options = {}) {
   // --- prose ---------------------------------------------------------------------------
 
   /** Runs airlock_sanitize_prose on the encoded input; the result string, or throws. */
-  function sanitizeEncoded(cap, field, original) {
+  function sanitizeEncoded(cap, field, original, exact) {
     let room = output(Math.min(inLen + Math.floor(inLen / 21) * 5, cap + NOTE_MAX));
     let st = c.sanitize(inP, inLen, fieldP, fieldLen, cap, outP, room, OUT_LEN, msgAddr, msgBuf.length, MSG_LEN, 0);
     if (st === BUFFER_TOO_SMALL) {
@@ -329,9 +336,12 @@ export function createAirlock(options = {}) {
       st = c.sanitize(inP, inLen, fieldP, fieldLen, cap, outP, room, OUT_LEN, msgAddr, msgBuf.length, MSG_LEN, 0);
     }
     if (st === OK) {
-      const s = outBytes().toString('utf8', 0, word(0));
+      const len = word(0);
+      const out = outBytes();
       outOwn = null;
-      return s;
+      // Clean prose comes back as it went in: no decoding needed.
+      if (exact && len === inLen && out.compare(inBytes(), 0, inLen, 0, len) === 0) return original;
+      return out.toString('utf8', 0, len);
     }
     if (st === REJECTED) {
       const msg = message(() =>
@@ -347,14 +357,14 @@ export function createAirlock(options = {}) {
     encode(str);
     encodeField(field);
     try {
-      const wellFormed = str.isWellFormed();
+      const wellFormed = encodedExactly(str);
       if (typeof maxBytes === 'number' && Number.isSafeInteger(maxBytes) && maxBytes >= 0) {
-        const s = sanitizeEncoded(maxBytes, lastField, str);
+        const s = sanitizeEncoded(maxBytes, lastField, str, wellFormed);
         return wellFormed ? s : restoreSurrogates(str, s);
       }
       // A cap that is not a non-negative integer: sanitize uncut, then cut and note
       // exactly as the reference's `truncateToBytes` + note do with that value.
-      const framed = sanitizeEncoded(NO_CAP, lastField, str);
+      const framed = sanitizeEncoded(NO_CAP, lastField, str, wellFormed);
       const whole = wellFormed ? framed : restoreSurrogates(str, framed);
       const { text: capped, truncated, bytes } = truncateToBytes(whole, maxBytes);
       return truncated
@@ -397,7 +407,7 @@ export function createAirlock(options = {}) {
       const len = word(0);
       const s = len === inLen ? str : outBytes().toString('utf8', 0, len);
       outOwn = null;
-      return len === inLen || str.isWellFormed() ? s : restoreSurrogates(str, s);
+      return len === inLen || encodedExactly(str) ? s : restoreSurrogates(str, s);
     } finally {
       release();
     }
