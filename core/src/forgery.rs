@@ -4,7 +4,7 @@
 use core::fmt;
 
 use crate::reject::Rejection;
-use crate::scan::ByteSet;
+use crate::scan::{ByteSet, Finder};
 
 /// The reference's wrapper literals, in the order they are checked.
 pub const WRAPPER_FORGERY_LITERALS: [&str; 4] = [
@@ -62,6 +62,9 @@ pub struct LiteralSet<'a> {
     borders: [[u8; MAX_LITERAL_LEN]; MAX_LITERALS],
     /// Bytes that may begin an occurrence of any literal.
     first_bytes: ByteSet,
+    /// Where prose stops while idle: attention bytes, literal first bytes, the
+    /// markers' anchor (built once here so each sanitize does not rebuild it).
+    prose_stops: Finder,
 }
 
 impl LiteralSet<'static> {
@@ -79,6 +82,7 @@ impl<'a> LiteralSet<'a> {
         count: 0,
         borders: [[0; MAX_LITERAL_LEN]; MAX_LITERALS],
         first_bytes: ByteSet::EMPTY,
+        prose_stops: Finder::new(ByteSet::ATTENTION.union(MARKER_ANCHORS)),
     };
 
     /// A set of up to [`MAX_LITERALS`] non-empty literals of at most [`MAX_LITERAL_LEN`]
@@ -118,6 +122,11 @@ impl<'a> LiteralSet<'a> {
             i += 1;
         }
         set.count = literals.len();
+        set.prose_stops = Finder::new(
+            ByteSet::ATTENTION
+                .union(set.first_bytes)
+                .union(MARKER_ANCHORS),
+        );
         Ok(set)
     }
 
@@ -129,6 +138,11 @@ impl<'a> LiteralSet<'a> {
     /// Bytes that may begin an occurrence of a literal.
     pub(crate) const fn first_bytes(&self) -> ByteSet {
         self.first_bytes
+    }
+
+    /// Bytes where prose leaves its fast path while the matchers are idle.
+    pub(crate) const fn prose_stops(&self) -> &Finder {
+        &self.prose_stops
     }
 
     /// The literal at `index` and its border table.
@@ -259,8 +273,17 @@ const MARKER_BORDERS: [[u8; MAX_LITERAL_LEN]; 2] = {
     }
 };
 
-/// Bytes that may begin a marker.
-pub(crate) const MARKER_FIRST_BYTES: ByteSet = ByteSet::EMPTY.with_both_cases(b'u');
+/// The byte every marker has at [`MARKER_ANCHOR_OFFSET`]. It is rare in prose (unlike
+/// the markers' first byte `u`), so the fast path stops on it instead and recovers
+/// a marker's beginning from the bytes before it ([`MarkerRedactor::resync`]).
+pub(crate) const MARKER_ANCHORS: ByteSet = ByteSet::EMPTY.with(b':');
+
+/// Where the anchor sits in each marker; a partial marker without it is shorter.
+const MARKER_ANCHOR_OFFSET: usize = "untrusted-content".len();
+
+/// The longest run end that can still be a marker's beginning: the part before the
+/// anchor.
+pub(crate) const MARKER_RESYNC_LEN: usize = MARKER_ANCHOR_OFFSET;
 
 /// What the redactor decided about one byte.
 pub(crate) enum MarkerStep<'h> {
@@ -315,6 +338,38 @@ impl MarkerRedactor {
             self.held_len = self.held_len.saturating_add(1);
         }
         MarkerStep::Hold(self.released.get(..release).unwrap_or_default())
+    }
+
+    /// Re-enters the state after an idle redactor saw `run` (cleaned text without the
+    /// anchor byte, so no marker completes in it), given at least its last
+    /// [`MARKER_RESYNC_LEN`] bytes. Returns how many of its last bytes are now held
+    /// as a possible marker beginning; the caller emits the rest.
+    pub(crate) fn resync(&mut self, run: &[u8]) -> usize {
+        let tail = run
+            .get(run.len().saturating_sub(MARKER_RESYNC_LEN)..)
+            .unwrap_or_default();
+        // A marker's beginning starts with `u`; without one there is nothing to hold.
+        let Some(first_u) = tail.iter().position(|&b| b | 0x20 == b'u') else {
+            return 0;
+        };
+        let tail = tail.get(first_u..).unwrap_or_default();
+        let mut keep = 0;
+        for (i, state) in self.states.iter_mut().enumerate() {
+            let pat = ENVELOPE_MARKERS.get(i).map_or(&[][..], |m| m.as_bytes());
+            let borders = MARKER_BORDERS.get(i).map_or(&[][..], |b| &b[..]);
+            let k = tail
+                .iter()
+                .fold(0, |k, &b| kmp_step(pat, borders, k, b))
+                .min(pat.len().saturating_sub(1));
+            *state = u8::try_from(k).unwrap_or(0);
+            keep = keep.max(k);
+        }
+        let held = tail.get(tail.len().saturating_sub(keep)..).unwrap_or_default();
+        if let Some(dst) = self.held.get_mut(..held.len()) {
+            dst.copy_from_slice(held);
+            self.held_len = held.len();
+        }
+        self.held_len
     }
 
     /// The bytes still held at the end of the text: they were no marker.

@@ -6,12 +6,12 @@
 
 use core::fmt::{self, Write};
 
-use crate::class::{is_control, is_stripped};
+use crate::class::{is_control, is_dangerous_invisible, is_stripped, is_variation_selector};
 use crate::forgery::{
-    LiteralMatcher, LiteralSet, MARKER_FIRST_BYTES, MARKER_REDACTION, MarkerRedactor, MarkerStep,
+    LiteralMatcher, LiteralSet, MARKER_ANCHORS, MARKER_REDACTION, MarkerRedactor, MarkerStep,
 };
 use crate::reject::Rejection;
-use crate::scan::{ByteSet, next_in_set};
+use crate::scan::{ByteSet, Finder, Scanner, char_at};
 use crate::strip::BufferTooSmall;
 use crate::truncate::floor_char_boundary;
 use crate::utf8::{Utf8Error, Utf8Stream};
@@ -202,8 +202,10 @@ struct Engine<'l> {
     markers: MarkerRedactor,
     /// The code point before the current piece in the original input.
     prev: Option<char>,
-    /// Bytes after which every run of other bytes is kept verbatim while idle.
-    stops: ByteSet,
+    /// While idle, the scan stops only where a code point may be dropped or on these
+    /// bytes (literal first bytes, the marker anchor).
+    anchors: ByteSet,
+    stops: &'l Finder,
 }
 
 /// Prose drops these ASCII bytes (controls but TAB and LF).
@@ -217,9 +219,8 @@ impl<'l> Engine<'l> {
             literals: LiteralMatcher::new(literals),
             markers: MarkerRedactor::default(),
             prev: None,
-            stops: ByteSet::ATTENTION
-                .union(literals.first_bytes())
-                .union(MARKER_FIRST_BYTES),
+            anchors: literals.first_bytes().union(MARKER_ANCHORS),
+            stops: literals.prose_stops(),
         }
     }
 
@@ -232,9 +233,35 @@ impl<'l> Engine<'l> {
         let bytes = piece.as_bytes();
         let mut run_start = 0;
         let mut at = 0;
+        // A scanner caches blocks of one piece, so each piece gets its own.
+        let mut scanner = Scanner::new(self.stops);
         while at < bytes.len() {
             if self.is_idle() {
-                at = next_in_set(bytes, at, &self.stops);
+                let from = at;
+                let anchors = self.anchors;
+                at = scanner.next(bytes, at, |i, b| {
+                    if anchors.contains(b) {
+                        true
+                    } else if b < 0x80 {
+                        is_dropped_ascii(b)
+                    } else {
+                        char_at(piece, i).is_some_and(|c| {
+                            is_dangerous_invisible(c) || is_variation_selector(c) || is_control(c)
+                        })
+                    }
+                });
+                // bytes[from..at] are kept as they are and hold no anchor: the
+                // literal matchers stay idle, but a marker may have begun.
+                let held = self
+                    .markers
+                    .resync(bytes.get(from..at).unwrap_or_default());
+                if held > 0 {
+                    let run_end = at.saturating_sub(held);
+                    if run_start < run_end {
+                        sink.push(bytes.get(run_start..run_end).unwrap_or_default());
+                    }
+                    run_start = at;
+                }
                 if at >= bytes.len() {
                     break;
                 }

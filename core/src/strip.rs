@@ -3,8 +3,8 @@
 
 use core::fmt;
 
-use crate::class::is_stripped;
-use crate::scan::{ByteSet, next_in_set};
+use crate::class::{is_dangerous_invisible, is_stripped, is_variation_selector};
+use crate::scan::{ByteSet, Finder, Scanner, char_at};
 use crate::utf8::{Utf8Error, Utf8Stream};
 
 /// Lead bytes of code points strip may drop (controls never are).
@@ -15,6 +15,15 @@ const STRIP_ATTENTION: ByteSet = ByteSet::EMPTY
     .with(0xE3)
     .with(0xEF)
     .with(0xF3);
+
+/// [`STRIP_ATTENTION`] prepared for the block scan.
+static STRIP_FINDER: Finder = Finder::new(STRIP_ATTENTION);
+
+/// Whether the code point at `i` may be dropped (a table member or a selector).
+#[inline]
+fn may_strip_at(text: &str, i: usize) -> bool {
+    char_at(text, i).is_some_and(|c| is_dangerous_invisible(c) || is_variation_selector(c))
+}
 
 /// The clean runs of `text` after stripping, in order, borrowed from `text`.
 pub fn strip_invisibles(text: &str) -> StripRuns<'_> {
@@ -28,12 +37,18 @@ pub struct StripRuns<'a> {
     pos: usize,
     /// The code point before `pos` in the original input (dropped or not).
     prev: Option<char>,
+    scanner: Scanner<'static>,
 }
 
 impl<'a> StripRuns<'a> {
     /// Runs of `text`, where `prev` is the code point the input had just before `text`.
-    pub(crate) const fn after(text: &'a str, prev: Option<char>) -> Self {
-        StripRuns { text, pos: 0, prev }
+    pub(crate) fn after(text: &'a str, prev: Option<char>) -> Self {
+        StripRuns {
+            text,
+            pos: 0,
+            prev,
+            scanner: Scanner::new(&STRIP_FINDER),
+        }
     }
 
     /// The last code point of the input seen so far (dropped or not).
@@ -50,7 +65,8 @@ impl<'a> Iterator for StripRuns<'a> {
         let mut start = self.pos;
         let mut at = start;
         loop {
-            at = next_in_set(bytes, at, &STRIP_ATTENTION);
+            let text = self.text;
+            at = self.scanner.next(bytes, at, |i, _| may_strip_at(text, i));
             let Some(c) = self.text.get(at..).and_then(|s| s.chars().next()) else {
                 self.pos = bytes.len();
                 return self.text.get(start..).filter(|run| !run.is_empty());
