@@ -626,4 +626,105 @@ mod tests {
             }
         }
     }
+
+    /// The five steps done the plain way, one after another.
+    fn naive(text: &str, max: usize) -> Result<String, String> {
+        let mut cleaned = String::new();
+        let mut prev = None;
+        for c in text.chars() {
+            let control = is_control(c) && c != '\t' && c != '\n';
+            if !is_stripped(c, prev) && !control {
+                cleaned.push(c);
+            }
+            prev = Some(c);
+        }
+        let lower = cleaned.to_ascii_lowercase();
+        for lit in crate::WRAPPER_FORGERY_LITERALS {
+            if lower.contains(&lit.to_ascii_lowercase()) {
+                return Err(lit.to_string());
+            }
+        }
+        let mut out = std::vec::Vec::new();
+        let (bytes, low) = (cleaned.as_bytes(), lower.as_bytes());
+        let mut i = 0;
+        while i < bytes.len() {
+            if let Some(m) = crate::ENVELOPE_MARKERS
+                .iter()
+                .find(|m| low[i..].starts_with(m.as_bytes()))
+            {
+                out.extend_from_slice(MARKER_REDACTION.as_bytes());
+                i += m.len();
+            } else {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+        let out = String::from_utf8(out).unwrap();
+        if out.len() <= max {
+            return Ok(out);
+        }
+        let cut = floor_char_boundary(&out, max);
+        Ok(std::format!(
+            "{} […truncated by the reconciliation engine: {} bytes exceeded the {}-byte cap]",
+            &out[..cut],
+            out.len(),
+            max
+        ))
+    }
+
+    fn hostile_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let piece = prop_oneof![
+            Just("untrusted-content:start".to_string()),
+            Just("UNTRUSTED-content:End".to_string()),
+            Just("untrusted-content".to_string()),
+            Just("untrusted".to_string()),
+            Just("u".to_string()),
+            Just(":".to_string()),
+            Just("</applicable-rules".to_string()),
+            Just(">".to_string()),
+            Just("## Learnings Index (selecte".to_string()),
+            Just("\u{200B}".to_string()),
+            Just("\u{1B}".to_string()),
+            Just("\u{85}".to_string()),
+            Just("\u{FE0F}".to_string()),
+            Just("😀".to_string()),
+            Just("—".to_string()),
+            Just("\n".to_string()),
+            Just("\u{E0041}".to_string()),
+            "[a-z :<#]{0,80}",
+            "\\PC{0,8}",
+        ];
+        proptest::collection::vec(piece, 0..24).prop_map(|v| v.concat())
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn one_shot_matches_naive(text in hostile_text(), max in 0usize..400) {
+            let expected = naive(&text, max).map_err(|lit| lit.len());
+            for portable in [false, true] {
+                crate::scan::force_portable(portable);
+                let got = sanitize(&text, max).map_err(|e| {
+                    crate::WRAPPER_FORGERY_LITERALS
+                        .iter()
+                        .find(|l| e.contains(*l))
+                        .map_or(0, |l| l.len())
+                });
+                crate::scan::force_portable(false);
+                proptest::prop_assert_eq!(&got, &expected, "portable {}", portable);
+            }
+        }
+
+        #[test]
+        fn stream_matches_naive(text in hostile_text(), max in 0usize..400, size in 1usize..80) {
+            let Ok(expected) = naive(&text, max) else { return Ok(()) };
+            let mut buf = vec![0u8; stream_buffer_len(max)];
+            let mut stream =
+                ProseStream::new("insight", max, &LiteralSet::DEFAULT, &mut buf).unwrap();
+            for chunk in text.as_bytes().chunks(size) {
+                stream.feed(chunk).unwrap();
+            }
+            proptest::prop_assert_eq!(stream.finish().unwrap().text, expected.as_str());
+        }
+    }
 }

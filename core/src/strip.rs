@@ -223,4 +223,24 @@ mod tests {
             assert_eq!(out, "❤\u{FE0F} 1", "chunk size {size}");
         }
     }
+
+    proptest::proptest! {
+        #[test]
+        fn runs_match_naive(text in "(\\PC|[\u{200b}-\u{200d}\u{fe00}-\u{fe0f}\u{e0000}-\u{e0080}\u{ad}a-z😀❤]){0,300}") {
+            let mut expected = String::new();
+            let mut prev = None;
+            for c in text.chars() {
+                if !is_stripped(c, prev) {
+                    expected.push(c);
+                }
+                prev = Some(c);
+            }
+            for portable in [false, true] {
+                crate::scan::force_portable(portable);
+                let got = strip(&text);
+                crate::scan::force_portable(false);
+                proptest::prop_assert_eq!(&got, &expected);
+            }
+        }
+    }
 }
