@@ -405,7 +405,7 @@ pub fn sanitize_prose_with<'a, 'o>(
 
 fn out_str(bytes: &[u8]) -> &str {
     // Infallible: the writer copies whole code points and ASCII-only redactions.
-    core::str::from_utf8(bytes).unwrap_or_default()
+    crate::scan::to_str(bytes).unwrap_or_default()
 }
 
 /// A fixed buffer large enough for any truncation note.

@@ -357,6 +357,20 @@ pub fn first_attention(text: &str) -> Option<(usize, char)> {
     found
 }
 
+/// `bytes` as text, validated with SIMD where the CPU allows; the error is
+/// `core::str::from_utf8`'s, so offsets are exact.
+#[inline]
+pub(crate) fn to_str(bytes: &[u8]) -> Result<&str, core::str::Utf8Error> {
+    #[cfg(target_arch = "x86_64")]
+    if bytes.len() >= 64
+        && !FORCE_PORTABLE.load(Ordering::Relaxed)
+        && let Some(text) = x86::validate_utf8(bytes)
+    {
+        return Ok(text);
+    }
+    core::str::from_utf8(bytes)
+}
+
 static FORCE_PORTABLE: AtomicBool = AtomicBool::new(false);
 
 /// Makes every later scan use the portable SWAR backend (`true`) or the best one the

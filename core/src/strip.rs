@@ -140,7 +140,7 @@ pub fn strip_into<'o>(text: &str, out: &'o mut [u8]) -> Result<&'o str, BufferTo
     }
     let written = out.get(..len).unwrap_or_default();
     // Infallible: whole runs of a `str` were copied.
-    Ok(core::str::from_utf8(written).unwrap_or_default())
+    Ok(crate::scan::to_str(written).unwrap_or_default())
 }
 
 /// Strip over a byte stream fed in chunks of any size, in constant memory.

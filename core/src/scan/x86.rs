@@ -147,3 +147,20 @@ unsafe fn avx2_blocks_unchecked(blocks: &[u8], f: &Finder) -> Option<(usize, u64
     }
     None
 }
+
+/// `bytes` as text when the CPU has AVX2 and `bytes` is UTF-8, by simdutf8's AVX2
+/// validator (its own run-time selection needs `std`). `None` otherwise: the caller
+/// falls back to `core::str::from_utf8`, which also locates an error.
+#[inline]
+pub(super) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
+    if !cpuid_avx2::get() {
+        return None;
+    }
+    // SAFETY: the CPU has AVX2 (checked just above), which the validator requires.
+    let valid = unsafe { simdutf8::basic::imp::x86::avx2::validate_utf8(bytes) };
+    match valid {
+        // SAFETY: simdutf8 validated `bytes` as UTF-8 just above.
+        Ok(()) => Some(unsafe { core::str::from_utf8_unchecked(bytes) }),
+        Err(_) => None,
+    }
+}
