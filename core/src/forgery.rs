@@ -82,7 +82,7 @@ impl<'a> LiteralSet<'a> {
         count: 0,
         borders: [[0; MAX_LITERAL_LEN]; MAX_LITERALS],
         first_bytes: ByteSet::EMPTY,
-        prose_stops: Finder::new(ByteSet::ATTENTION.union(MARKER_ANCHORS)),
+        prose_stops: Finder::new(PROSE_ATTENTION.union(MARKER_ANCHORS)),
     };
 
     /// A set of up to [`MAX_LITERALS`] non-empty literals of at most [`MAX_LITERAL_LEN`]
@@ -122,11 +122,7 @@ impl<'a> LiteralSet<'a> {
             i += 1;
         }
         set.count = literals.len();
-        set.prose_stops = Finder::new(
-            ByteSet::ATTENTION
-                .union(set.first_bytes)
-                .union(MARKER_ANCHORS),
-        );
+        set.prose_stops = Finder::new(PROSE_ATTENTION.union(set.first_bytes).union(MARKER_ANCHORS));
         Ok(set)
     }
 
@@ -273,6 +269,9 @@ const MARKER_BORDERS: [[u8; MAX_LITERAL_LEN]; 2] = {
     }
 };
 
+/// Lead bytes of code points prose may drop: TAB and LF are kept, and frequent.
+const PROSE_ATTENTION: ByteSet = ByteSet::ATTENTION.without(b'\t').without(b'\n');
+
 /// The byte every marker has at [`MARKER_ANCHOR_OFFSET`]. It is rare in prose (unlike
 /// the markers' first byte `u`), so the fast path stops on it instead and recovers
 /// a marker's beginning from the bytes before it ([`MarkerRedactor::resync`]).
@@ -348,23 +347,29 @@ impl MarkerRedactor {
         let tail = run
             .get(run.len().saturating_sub(MARKER_RESYNC_LEN)..)
             .unwrap_or_default();
-        // A marker's beginning starts with `u`; without one there is nothing to hold.
-        let Some(first_u) = tail.iter().position(|&b| b | 0x20 == b'u') else {
+        // Both markers begin with the same anchor-free part; the longest suffix of
+        // the run that begins it is held. It starts with `u`, so only those are tried.
+        let common = ENVELOPE_MARKERS
+            .first()
+            .and_then(|m| m.as_bytes().get(..MARKER_RESYNC_LEN))
+            .unwrap_or_default();
+        let keep = (0..tail.len())
+            .filter(|&j| tail.get(j).is_some_and(|&b| b | 0x20 == b'u'))
+            .map(|j| tail.get(j..).unwrap_or_default())
+            .find(|suffix| {
+                common
+                    .get(..suffix.len())
+                    .is_some_and(|p| p.eq_ignore_ascii_case(suffix))
+            })
+            .map_or(0, <[u8]>::len);
+        if keep == 0 {
             return 0;
-        };
-        let tail = tail.get(first_u..).unwrap_or_default();
-        let mut keep = 0;
-        for (i, state) in self.states.iter_mut().enumerate() {
-            let pat = ENVELOPE_MARKERS.get(i).map_or(&[][..], |m| m.as_bytes());
-            let borders = MARKER_BORDERS.get(i).map_or(&[][..], |b| &b[..]);
-            let k = tail
-                .iter()
-                .fold(0, |k, &b| kmp_step(pat, borders, k, b))
-                .min(pat.len().saturating_sub(1));
-            *state = u8::try_from(k).unwrap_or(0);
-            keep = keep.max(k);
         }
-        let held = tail.get(tail.len().saturating_sub(keep)..).unwrap_or_default();
+        // Infallible: keep <= MARKER_RESYNC_LEN < 256.
+        self.states = [u8::try_from(keep).unwrap_or(0); 2];
+        let held = tail
+            .get(tail.len().saturating_sub(keep)..)
+            .unwrap_or_default();
         if let Some(dst) = self.held.get_mut(..held.len()) {
             dst.copy_from_slice(held);
             self.held_len = held.len();

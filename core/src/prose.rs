@@ -252,9 +252,7 @@ impl<'l> Engine<'l> {
                 });
                 // bytes[from..at] are kept as they are and hold no anchor: the
                 // literal matchers stay idle, but a marker may have begun.
-                let held = self
-                    .markers
-                    .resync(bytes.get(from..at).unwrap_or_default());
+                let held = self.markers.resync(bytes.get(from..at).unwrap_or_default());
                 if held > 0 {
                     let run_end = at.saturating_sub(held);
                     if run_start < run_end {

@@ -53,6 +53,18 @@ impl ByteSet {
         })
     }
 
+    /// This set without `b`.
+    pub(crate) const fn without(self, b: u8) -> ByteSet {
+        let [w0, w1, w2, w3] = self.0;
+        let bit = !(1u64 << (b & 63));
+        ByteSet(match b >> 6 {
+            0 => [w0 & bit, w1, w2, w3],
+            1 => [w0, w1 & bit, w2, w3],
+            2 => [w0, w1, w2 & bit, w3],
+            _ => [w0, w1, w2, w3 & bit],
+        })
+    }
+
     /// This set with both ASCII cases of `b` added.
     pub(crate) const fn with_both_cases(self, b: u8) -> ByteSet {
         self.with(b.to_ascii_lowercase())
@@ -426,7 +438,7 @@ fn portable_block(block: &[u8; 64], f: &Finder) -> u64 {
         let flags = word_candidates(u64::from_le_bytes(w), f) >> 7;
         // Gathers bit 8i of `flags` into bit 56 + i; no two terms collide.
         let bits = flags.wrapping_mul(0x0102_0408_1020_4080) >> 56;
-        mask |= bits << ((k & 7) * 8);
+        mask |= bits << ((k & 7) << 3);
     }
     mask
 }
@@ -474,12 +486,18 @@ mod tests {
         assert_eq!(next_in_set(b"abc", 0, &set), 3);
         assert_eq!(next_in_set(b"abc", 9, &set), 3);
         assert!(ByteSet::EMPTY.with_both_cases(b'u').contains(b'U'));
-        assert!(Finder::new(set.set.union(ByteSet::EMPTY.with(1))).set.contains(1));
+        assert!(
+            Finder::new(set.set.union(ByteSet::EMPTY.with(1)))
+                .set
+                .contains(1)
+        );
     }
 
     /// Every position of the set, by the plain definition.
     fn naive_all(bytes: &[u8], set: &ByteSet) -> Vec<usize> {
-        (0..bytes.len()).filter(|&i| set.contains(bytes[i])).collect()
+        (0..bytes.len())
+            .filter(|&i| set.contains(bytes[i]))
+            .collect()
     }
 
     /// Every position of the set, by repeated scans on one backend and one scanner.

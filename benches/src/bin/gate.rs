@@ -123,17 +123,78 @@ fn main() -> ExitCode {
     use Kind::*;
     use Op::*;
     let s = |op, kind| Side { op, kind };
-    check(&mut bench, "scan clean / memcpy clean", s(Scan, Clean), s(Memcpy, Clean), 0.5, true);
-    check(&mut bench, "strip clean / memcpy clean", s(Strip, Clean), s(Memcpy, Clean), 0.25, true);
-    check(&mut bench, "sanitize(bytes) mixed / memcpy mixed", s(Sanitize, Mixed), s(Memcpy, Mixed), 1.0 / 16.0, true);
-    check(&mut bench, "  target: sanitize(bytes) mixed / memcpy mixed", s(Sanitize, Mixed), s(Memcpy, Mixed), 1.0 / 8.0, false);
-    check(&mut bench, "sanitize mixed / naive per-char sanitize mixed", s(Sanitize, Mixed), s(NaiveSanitize, Mixed), 10.0, true);
-    check(&mut bench, "strip mixed / naive per-char strip mixed", s(Strip, Mixed), s(NaiveStrip, Mixed), 10.0, true);
-    check(&mut bench, "from_utf8 mixed / memcpy mixed (context)", s(FromUtf8, Mixed), s(Memcpy, Mixed), 0.0, false);
+    check(
+        &mut bench,
+        "scan clean / memcpy clean",
+        s(Scan, Clean),
+        s(Memcpy, Clean),
+        0.5,
+        true,
+    );
+    check(
+        &mut bench,
+        "strip clean / memcpy clean",
+        s(Strip, Clean),
+        s(Memcpy, Clean),
+        0.25,
+        true,
+    );
+    check(
+        &mut bench,
+        "sanitize(bytes) mixed / memcpy mixed",
+        s(Sanitize, Mixed),
+        s(Memcpy, Mixed),
+        1.0 / 16.0,
+        true,
+    );
+    check(
+        &mut bench,
+        "  target: sanitize(bytes) mixed / memcpy mixed",
+        s(Sanitize, Mixed),
+        s(Memcpy, Mixed),
+        1.0 / 8.0,
+        false,
+    );
+    check(
+        &mut bench,
+        "sanitize mixed / naive per-char sanitize mixed",
+        s(Sanitize, Mixed),
+        s(NaiveSanitize, Mixed),
+        10.0,
+        true,
+    );
+    check(
+        &mut bench,
+        "strip mixed / naive per-char strip mixed",
+        s(Strip, Mixed),
+        s(NaiveStrip, Mixed),
+        10.0,
+        true,
+    );
+    check(
+        &mut bench,
+        "from_utf8 mixed / memcpy mixed (context)",
+        s(FromUtf8, Mixed),
+        s(Memcpy, Mixed),
+        0.0,
+        false,
+    );
     for op in [Scan, Strip, Sanitize, Fence, Frontmatter] {
         for kind in Kind::HOSTILE {
-            let label = format!("{} {} / {} clean (>= 1/8)", op.name(), kind.name(), op.name());
-            check(&mut bench, &label, s(op, kind), s(op, Clean), 1.0 / 8.0, true);
+            let label = format!(
+                "{} {} / {} clean (>= 1/8)",
+                op.name(),
+                kind.name(),
+                op.name()
+            );
+            check(
+                &mut bench,
+                &label,
+                s(op, kind),
+                s(op, Clean),
+                1.0 / 8.0,
+                true,
+            );
         }
     }
     if failed {

@@ -5,10 +5,10 @@
 
 use core::arch::x86_64::{
     __m128i, __m256i, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_loadu_si128, _mm_movemask_epi8,
-    _mm_or_si128, _mm_set_epi64x, _mm_set1_epi8, _mm_setzero_si128,
-    _mm256_and_si256, _mm256_broadcastsi128_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256,
-    _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8, _mm256_shuffle_epi8,
-    _mm256_srli_epi16, _mm256_testz_si256, _mm256_xor_si256,
+    _mm_or_si128, _mm_set_epi64x, _mm_set1_epi8, _mm_setzero_si128, _mm256_and_si256,
+    _mm256_broadcastsi128_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8,
+    _mm256_or_si256, _mm256_set1_epi8, _mm256_shuffle_epi8, _mm256_srli_epi16, _mm256_testz_si256,
+    _mm256_xor_si256,
 };
 
 use super::{Backend, Finder};
@@ -42,11 +42,7 @@ fn sse2_vector(v: __m128i, f: &Finder) -> u64 {
     if f.every {
         return 0xFFFF;
     }
-    let mut acc = if f.non_ascii {
-        v
-    } else {
-        _mm_setzero_si128()
-    };
+    let mut acc = if f.non_ascii { v } else { _mm_setzero_si128() };
     if f.controls {
         // Signed: bytes below 0x20 and every byte from 0x80 up (a superset).
         acc = _mm_or_si128(acc, _mm_cmpgt_epi8(_mm_set1_epi8(0x20), v));
@@ -79,7 +75,7 @@ unsafe fn sse2_blocks_unchecked(blocks: &[u8], f: &Finder) -> Option<(usize, u64
             // SAFETY: `part` is 16 readable bytes and `loadu` has no alignment
             // requirement.
             let v = unsafe { _mm_loadu_si128(part.as_ptr().cast()) };
-            mask |= sse2_vector(v, f) << ((j & 3) * 16);
+            mask |= sse2_vector(v, f) << ((j & 3) << 4);
         }
         if mask != 0 {
             return Some((k.saturating_mul(64), mask));
