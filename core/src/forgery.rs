@@ -4,7 +4,7 @@
 use core::fmt;
 
 use crate::reject::Rejection;
-use crate::scan::ByteSet;
+use crate::scan::{ByteSet, Finder};
 
 /// The reference's wrapper literals, in the order they are checked.
 pub const WRAPPER_FORGERY_LITERALS: [&str; 4] = [
@@ -62,6 +62,9 @@ pub struct LiteralSet<'a> {
     borders: [[u8; MAX_LITERAL_LEN]; MAX_LITERALS],
     /// Bytes that may begin an occurrence of any literal.
     first_bytes: ByteSet,
+    /// Where prose stops while idle: attention bytes, literal first bytes, the
+    /// markers' anchor (built once here so each sanitize does not rebuild it).
+    prose_stops: Finder,
 }
 
 impl LiteralSet<'static> {
@@ -79,6 +82,7 @@ impl<'a> LiteralSet<'a> {
         count: 0,
         borders: [[0; MAX_LITERAL_LEN]; MAX_LITERALS],
         first_bytes: ByteSet::EMPTY,
+        prose_stops: Finder::new(PROSE_ATTENTION.union(MARKER_ANCHORS)),
     };
 
     /// A set of up to [`MAX_LITERALS`] non-empty literals of at most [`MAX_LITERAL_LEN`]
@@ -118,6 +122,7 @@ impl<'a> LiteralSet<'a> {
             i += 1;
         }
         set.count = literals.len();
+        set.prose_stops = Finder::new(PROSE_ATTENTION.union(set.first_bytes).union(MARKER_ANCHORS));
         Ok(set)
     }
 
@@ -129,6 +134,11 @@ impl<'a> LiteralSet<'a> {
     /// Bytes that may begin an occurrence of a literal.
     pub(crate) const fn first_bytes(&self) -> ByteSet {
         self.first_bytes
+    }
+
+    /// Bytes where prose leaves its fast path while the matchers are idle.
+    pub(crate) const fn prose_stops(&self) -> &Finder {
+        &self.prose_stops
     }
 
     /// The literal at `index` and its border table.
@@ -259,8 +269,20 @@ const MARKER_BORDERS: [[u8; MAX_LITERAL_LEN]; 2] = {
     }
 };
 
-/// Bytes that may begin a marker.
-pub(crate) const MARKER_FIRST_BYTES: ByteSet = ByteSet::EMPTY.with_both_cases(b'u');
+/// Lead bytes of code points prose may drop: TAB and LF are kept, and frequent.
+const PROSE_ATTENTION: ByteSet = ByteSet::ATTENTION.without(b'\t').without(b'\n');
+
+/// The byte every marker has at [`MARKER_ANCHOR_OFFSET`]. It is rare in prose (unlike
+/// the markers' first byte `u`), so the fast path stops on it instead and recovers
+/// a marker's beginning from the bytes before it ([`MarkerRedactor::resync`]).
+pub(crate) const MARKER_ANCHORS: ByteSet = ByteSet::EMPTY.with(b':');
+
+/// Where the anchor sits in each marker; a partial marker without it is shorter.
+const MARKER_ANCHOR_OFFSET: usize = "untrusted-content".len();
+
+/// The longest run end that can still be a marker's beginning: the part before the
+/// anchor.
+pub(crate) const MARKER_RESYNC_LEN: usize = MARKER_ANCHOR_OFFSET;
 
 /// What the redactor decided about one byte.
 pub(crate) enum MarkerStep<'h> {
@@ -315,6 +337,44 @@ impl MarkerRedactor {
             self.held_len = self.held_len.saturating_add(1);
         }
         MarkerStep::Hold(self.released.get(..release).unwrap_or_default())
+    }
+
+    /// Re-enters the state after an idle redactor saw `run` (cleaned text without the
+    /// anchor byte, so no marker completes in it), given at least its last
+    /// [`MARKER_RESYNC_LEN`] bytes. Returns how many of its last bytes are now held
+    /// as a possible marker beginning; the caller emits the rest.
+    pub(crate) fn resync(&mut self, run: &[u8]) -> usize {
+        let tail = run
+            .get(run.len().saturating_sub(MARKER_RESYNC_LEN)..)
+            .unwrap_or_default();
+        // Both markers begin with the same anchor-free part; the longest suffix of
+        // the run that begins it is held. It starts with `u`, so only those are tried.
+        let common = ENVELOPE_MARKERS
+            .first()
+            .and_then(|m| m.as_bytes().get(..MARKER_RESYNC_LEN))
+            .unwrap_or_default();
+        let keep = (0..tail.len())
+            .filter(|&j| tail.get(j).is_some_and(|&b| b | 0x20 == b'u'))
+            .map(|j| tail.get(j..).unwrap_or_default())
+            .find(|suffix| {
+                common
+                    .get(..suffix.len())
+                    .is_some_and(|p| p.eq_ignore_ascii_case(suffix))
+            })
+            .map_or(0, <[u8]>::len);
+        if keep == 0 {
+            return 0;
+        }
+        // Infallible: keep <= MARKER_RESYNC_LEN < 256.
+        self.states = [u8::try_from(keep).unwrap_or(0); 2];
+        let held = tail
+            .get(tail.len().saturating_sub(keep)..)
+            .unwrap_or_default();
+        if let Some(dst) = self.held.get_mut(..held.len()) {
+            dst.copy_from_slice(held);
+            self.held_len = held.len();
+        }
+        self.held_len
     }
 
     /// The bytes still held at the end of the text: they were no marker.

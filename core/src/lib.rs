@@ -12,7 +12,8 @@
 //! written into a caller's buffer. Nothing allocates and nothing panics. A
 //! [`Rejection`] carries the reference's exact message, written on demand.
 #![no_std]
-#![forbid(unsafe_code)]
+// Unsafe code lives in one module, the SIMD scan (`scan::x86`), which allows it.
+#![deny(unsafe_code)]
 #![cfg_attr(
     test,
     allow(
@@ -35,7 +36,7 @@ pub mod frontmatter;
 pub mod header;
 pub mod prose;
 pub mod reject;
-mod scan;
+pub mod scan;
 pub mod strip;
 mod tables;
 pub mod token;
@@ -56,6 +57,7 @@ pub use prose::{
     Prose, ProseError, ProseStream, sanitize_prose, sanitize_prose_with, worst_case_len,
 };
 pub use reject::{Reason, Rejection};
+pub use scan::first_attention;
 pub use strip::{BufferTooSmall, StripStream, strip_into, strip_invisibles};
 pub use tables::UNICODE_VERSION;
 pub use token::{

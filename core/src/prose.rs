@@ -6,12 +6,12 @@
 
 use core::fmt::{self, Write};
 
-use crate::class::{is_control, is_stripped};
+use crate::class::{is_control, is_dangerous_invisible, is_stripped, is_variation_selector};
 use crate::forgery::{
-    LiteralMatcher, LiteralSet, MARKER_FIRST_BYTES, MARKER_REDACTION, MarkerRedactor, MarkerStep,
+    LiteralMatcher, LiteralSet, MARKER_ANCHORS, MARKER_REDACTION, MarkerRedactor, MarkerStep,
 };
 use crate::reject::Rejection;
-use crate::scan::{ByteSet, next_in_set};
+use crate::scan::{ByteSet, Finder, Scanner, char_at};
 use crate::strip::BufferTooSmall;
 use crate::truncate::floor_char_boundary;
 use crate::utf8::{Utf8Error, Utf8Stream};
@@ -202,8 +202,10 @@ struct Engine<'l> {
     markers: MarkerRedactor,
     /// The code point before the current piece in the original input.
     prev: Option<char>,
-    /// Bytes after which every run of other bytes is kept verbatim while idle.
-    stops: ByteSet,
+    /// While idle, the scan stops only where a code point may be dropped or on these
+    /// bytes (literal first bytes, the marker anchor).
+    anchors: ByteSet,
+    stops: &'l Finder,
 }
 
 /// Prose drops these ASCII bytes (controls but TAB and LF).
@@ -217,9 +219,8 @@ impl<'l> Engine<'l> {
             literals: LiteralMatcher::new(literals),
             markers: MarkerRedactor::default(),
             prev: None,
-            stops: ByteSet::ATTENTION
-                .union(literals.first_bytes())
-                .union(MARKER_FIRST_BYTES),
+            anchors: literals.first_bytes().union(MARKER_ANCHORS),
+            stops: literals.prose_stops(),
         }
     }
 
@@ -232,9 +233,33 @@ impl<'l> Engine<'l> {
         let bytes = piece.as_bytes();
         let mut run_start = 0;
         let mut at = 0;
+        // A scanner caches blocks of one piece, so each piece gets its own.
+        let mut scanner = Scanner::new(self.stops);
         while at < bytes.len() {
             if self.is_idle() {
-                at = next_in_set(bytes, at, &self.stops);
+                let from = at;
+                let anchors = self.anchors;
+                at = scanner.next(bytes, at, |i, b| {
+                    if anchors.contains(b) {
+                        true
+                    } else if b < 0x80 {
+                        is_dropped_ascii(b)
+                    } else {
+                        char_at(piece, i).is_some_and(|c| {
+                            is_dangerous_invisible(c) || is_variation_selector(c) || is_control(c)
+                        })
+                    }
+                });
+                // bytes[from..at] are kept as they are and hold no anchor: the
+                // literal matchers stay idle, but a marker may have begun.
+                let held = self.markers.resync(bytes.get(from..at).unwrap_or_default());
+                if held > 0 {
+                    let run_end = at.saturating_sub(held);
+                    if run_start < run_end {
+                        sink.push(bytes.get(run_start..run_end).unwrap_or_default());
+                    }
+                    run_start = at;
+                }
                 if at >= bytes.len() {
                     break;
                 }
@@ -378,7 +403,7 @@ pub fn sanitize_prose_with<'a, 'o>(
 
 fn out_str(bytes: &[u8]) -> &str {
     // Infallible: the writer copies whole code points and ASCII-only redactions.
-    core::str::from_utf8(bytes).unwrap_or_default()
+    crate::scan::to_str(bytes).unwrap_or_default()
 }
 
 /// A fixed buffer large enough for any truncation note.
@@ -597,6 +622,107 @@ mod tests {
                     "max {max} size {size}"
                 );
             }
+        }
+    }
+
+    /// The five steps done the plain way, one after another.
+    fn naive(text: &str, max: usize) -> Result<String, String> {
+        let mut cleaned = String::new();
+        let mut prev = None;
+        for c in text.chars() {
+            let control = is_control(c) && c != '\t' && c != '\n';
+            if !is_stripped(c, prev) && !control {
+                cleaned.push(c);
+            }
+            prev = Some(c);
+        }
+        let lower = cleaned.to_ascii_lowercase();
+        for lit in crate::WRAPPER_FORGERY_LITERALS {
+            if lower.contains(&lit.to_ascii_lowercase()) {
+                return Err(lit.to_string());
+            }
+        }
+        let mut out = std::vec::Vec::new();
+        let (bytes, low) = (cleaned.as_bytes(), lower.as_bytes());
+        let mut i = 0;
+        while i < bytes.len() {
+            if let Some(m) = crate::ENVELOPE_MARKERS
+                .iter()
+                .find(|m| low[i..].starts_with(m.as_bytes()))
+            {
+                out.extend_from_slice(MARKER_REDACTION.as_bytes());
+                i += m.len();
+            } else {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+        let out = String::from_utf8(out).unwrap();
+        if out.len() <= max {
+            return Ok(out);
+        }
+        let cut = floor_char_boundary(&out, max);
+        Ok(std::format!(
+            "{} […truncated by the reconciliation engine: {} bytes exceeded the {}-byte cap]",
+            &out[..cut],
+            out.len(),
+            max
+        ))
+    }
+
+    fn hostile_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let piece = prop_oneof![
+            Just("untrusted-content:start".to_string()),
+            Just("UNTRUSTED-content:End".to_string()),
+            Just("untrusted-content".to_string()),
+            Just("untrusted".to_string()),
+            Just("u".to_string()),
+            Just(":".to_string()),
+            Just("</applicable-rules".to_string()),
+            Just(">".to_string()),
+            Just("## Learnings Index (selecte".to_string()),
+            Just("\u{200B}".to_string()),
+            Just("\u{1B}".to_string()),
+            Just("\u{85}".to_string()),
+            Just("\u{FE0F}".to_string()),
+            Just("😀".to_string()),
+            Just("—".to_string()),
+            Just("\n".to_string()),
+            Just("\u{E0041}".to_string()),
+            "[a-z :<#]{0,80}",
+            "\\PC{0,8}",
+        ];
+        proptest::collection::vec(piece, 0..24).prop_map(|v| v.concat())
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn one_shot_matches_naive(text in hostile_text(), max in 0usize..400) {
+            let expected = naive(&text, max).map_err(|lit| lit.len());
+            for portable in [false, true] {
+                crate::scan::force_portable(portable);
+                let got = sanitize(&text, max).map_err(|e| {
+                    crate::WRAPPER_FORGERY_LITERALS
+                        .iter()
+                        .find(|l| e.contains(*l))
+                        .map_or(0, |l| l.len())
+                });
+                crate::scan::force_portable(false);
+                proptest::prop_assert_eq!(&got, &expected, "portable {}", portable);
+            }
+        }
+
+        #[test]
+        fn stream_matches_naive(text in hostile_text(), max in 0usize..400, size in 1usize..80) {
+            let Ok(expected) = naive(&text, max) else { return Ok(()) };
+            let mut buf = vec![0u8; stream_buffer_len(max)];
+            let mut stream =
+                ProseStream::new("insight", max, &LiteralSet::DEFAULT, &mut buf).unwrap();
+            for chunk in text.as_bytes().chunks(size) {
+                stream.feed(chunk).unwrap();
+            }
+            proptest::prop_assert_eq!(stream.finish().unwrap().text, expected.as_str());
         }
     }
 }

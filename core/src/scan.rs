@@ -3,6 +3,19 @@
 //! Every operation walks text as runs of bytes it keeps untouched, separated by the
 //! few positions that need a decision. This module finds those positions; the
 //! operations never decode a code point they do not have to.
+//!
+//! A [`Finder`] describes a set of bytes; [`Scanner::next`] looks at 64 bytes at a
+//! time, hands each byte of the set to the caller's exact test, and returns the first
+//! one the test confirms. The 64-byte candidate masks come from a SIMD backend picked
+//! at run time (AVX2 or SSE2 on x86, [`x86`]) or from the portable SWAR code here,
+//! which is always compiled and is tested against the others.
+
+// SIMD intrinsics need unsafe loads and calls; nowhere else in the crate does.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod x86;
+
+use core::sync::atomic::{AtomicBool, Ordering};
 
 /// A set of byte values, as a 256-bit mask.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +53,18 @@ impl ByteSet {
         })
     }
 
+    /// This set without `b`.
+    pub(crate) const fn without(self, b: u8) -> ByteSet {
+        let [w0, w1, w2, w3] = self.0;
+        let bit = !(1u64 << (b & 63));
+        ByteSet(match b >> 6 {
+            0 => [w0 & bit, w1, w2, w3],
+            1 => [w0, w1 & bit, w2, w3],
+            2 => [w0, w1, w2 & bit, w3],
+            _ => [w0, w1, w2, w3 & bit],
+        })
+    }
+
     /// This set with both ASCII cases of `b` added.
     pub(crate) const fn with_both_cases(self, b: u8) -> ByteSet {
         self.with(b.to_ascii_lowercase())
@@ -67,19 +92,381 @@ impl ByteSet {
     }
 }
 
-/// The index of the first byte at or after `from` that is in `set`, or `bytes.len()`.
-#[inline]
-pub(crate) fn next_in_set(bytes: &[u8], from: usize, set: &ByteSet) -> usize {
-    let rest = bytes.get(from..).unwrap_or_default();
-    match rest.iter().position(|&b| set.contains(b)) {
-        Some(i) => from.saturating_add(i),
-        None => bytes.len(),
+/// ASCII bytes (0x20 and up) the portable and SSE2 backends compare one by one;
+/// a set with more of them makes every byte a candidate there.
+const MAX_EQ: usize = 24;
+
+/// A byte set prepared for the block backends. Each backend reports a superset of
+/// the set's members (the AVX2 one reports exactly the set); [`Scanner`] filters
+/// candidates through the set before the caller's test sees them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Finder {
+    set: ByteSet,
+    /// Nibble tables (Hyperscan's "truffle"): bit `h` of `lo[l]` is set when the byte
+    /// `h << 4 | l` is in the set (h < 8); `hi` likewise for `(h + 8) << 4 | l`.
+    lo: [u8; 16],
+    hi: [u8; 16],
+    /// The set has a byte of 0x80 and up: all of them are candidates.
+    non_ascii: bool,
+    /// The set has a byte below 0x20: all of them are candidates.
+    controls: bool,
+    /// The set's ASCII members from 0x20 up, compared one by one.
+    eq: [u8; MAX_EQ],
+    eq_len: usize,
+    /// Too many bytes to compare one by one: every byte is a candidate.
+    every: bool,
+}
+
+impl Finder {
+    /// Prepares `set` (at compile time for the fixed sets).
+    #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+    pub(crate) const fn new(set: ByteSet) -> Finder {
+        // Indexes are nibbles (< 16) and `eq_len < MAX_EQ`, checked before use; const
+        // fns cannot use `get`.
+        let mut f = Finder {
+            set,
+            lo: [0; 16],
+            hi: [0; 16],
+            non_ascii: false,
+            controls: false,
+            eq: [0; MAX_EQ],
+            eq_len: 0,
+            every: false,
+        };
+        let mut b = 0u8;
+        loop {
+            if set.contains(b) {
+                let (h, l) = ((b >> 4) as usize, (b & 0xF) as usize);
+                if h < 8 {
+                    f.lo[l] |= 1 << h;
+                } else {
+                    f.hi[l] |= 1 << (h - 8);
+                }
+                if b >= 0x80 {
+                    f.non_ascii = true;
+                } else if b < 0x20 {
+                    f.controls = true;
+                } else if f.eq_len < MAX_EQ {
+                    f.eq[f.eq_len] = b;
+                    f.eq_len += 1;
+                } else {
+                    f.every = true;
+                }
+            }
+            if b == u8::MAX {
+                break;
+            }
+            b += 1;
+        }
+        f
     }
+
+    /// The set's ASCII members compared one by one.
+    fn eq_bytes(&self) -> &[u8] {
+        self.eq.get(..self.eq_len).unwrap_or_default()
+    }
+}
+
+/// Which block backend computes candidate masks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Backend {
+    /// SWAR over `u64` words; every target.
+    Portable,
+    /// 16-byte vectors (x86 baseline).
+    #[cfg(target_arch = "x86_64")]
+    Sse2,
+    /// 32-byte vectors with exact nibble-table membership.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+}
+
+impl Backend {
+    /// The best backend this CPU runs, or the portable one when forced.
+    #[inline]
+    pub(crate) fn detect() -> Backend {
+        if FORCE_PORTABLE.load(Ordering::Relaxed) {
+            return Backend::Portable;
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            x86::detect()
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            Backend::Portable
+        }
+    }
+
+    /// Every backend this CPU runs (for tests and benchmarks).
+    #[cfg(test)]
+    pub(crate) fn available() -> std::vec::Vec<Backend> {
+        let mut all = std::vec![Backend::Portable];
+        #[cfg(target_arch = "x86_64")]
+        {
+            all.push(Backend::Sse2);
+            if x86::detect() == Backend::Avx2 {
+                all.push(Backend::Avx2);
+            }
+        }
+        all
+    }
+
+    /// The name of the backend, for reports.
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            Backend::Portable => "portable (SWAR)",
+            #[cfg(target_arch = "x86_64")]
+            Backend::Sse2 => "SSE2",
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2 => "AVX2",
+        }
+    }
+
+    /// The first 64-byte block at or after `from` (blocks start at `from`) with a
+    /// candidate: its start and a mask whose bit `i` marks byte `start + i`.
+    #[inline]
+    fn candidates(self, bytes: &[u8], from: usize, f: &Finder) -> Option<(usize, u64)> {
+        let rest = bytes.get(from..)?;
+        let whole = rest.len() & !63;
+        let (blocks, tail) = rest.split_at(whole);
+        let found = match self {
+            Backend::Portable => portable_blocks(blocks, f),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Sse2 => x86::sse2_blocks(blocks, f),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2 => x86::avx2_blocks(blocks, f),
+        };
+        if let Some((offset, mask)) = found {
+            return Some((from.saturating_add(offset), mask));
+        }
+        if tail.is_empty() {
+            return None;
+        }
+        // The tail goes through a padded copy; bits past its end are masked off.
+        let mut block = [0u8; 64];
+        if let Some(dst) = block.get_mut(..tail.len()) {
+            dst.copy_from_slice(tail);
+        }
+        let mask = match self {
+            Backend::Portable => portable_block(&block, f),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Sse2 => x86::sse2_blocks(&block, f).map_or(0, |(_, m)| m),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2 => x86::avx2_blocks(&block, f).map_or(0, |(_, m)| m),
+        };
+        // tail.len() < 64, so the shift is in range.
+        let mask = mask & (1u64 << tail.len()).wrapping_sub(1);
+        (mask != 0).then(|| (from.saturating_add(whole), mask))
+    }
+}
+
+/// A cursor over one text that keeps the current block's candidates, so positions
+/// close together cost one block computation.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Scanner<'f> {
+    finder: &'f Finder,
+    backend: Backend,
+    /// Start of the cached block and its candidate mask.
+    base: usize,
+    mask: u64,
+    cached: bool,
+}
+
+impl<'f> Scanner<'f> {
+    /// A scanner for `finder` on the best backend of this CPU.
+    #[inline]
+    pub(crate) fn new(finder: &'f Finder) -> Self {
+        Scanner::with_backend(finder, Backend::detect())
+    }
+
+    /// A scanner on a given backend.
+    #[inline]
+    pub(crate) const fn with_backend(finder: &'f Finder, backend: Backend) -> Self {
+        Scanner {
+            finder,
+            backend,
+            base: 0,
+            mask: 0,
+            cached: false,
+        }
+    }
+
+    /// The first index `i >= from` whose byte is in the set and for which
+    /// `confirm(i, byte)` holds, or `bytes.len()`. Every call on one scanner must pass
+    /// the same `bytes`.
+    #[inline]
+    pub(crate) fn next(
+        &mut self,
+        bytes: &[u8],
+        from: usize,
+        mut confirm: impl FnMut(usize, u8) -> bool,
+    ) -> usize {
+        let mut at = from;
+        loop {
+            let offset = at.wrapping_sub(self.base);
+            if !(self.cached && offset < 64) {
+                match self.backend.candidates(bytes, at, self.finder) {
+                    Some((base, mask)) => {
+                        self.base = base;
+                        self.mask = mask;
+                        self.cached = true;
+                        at = at.max(base);
+                    }
+                    None => {
+                        self.cached = false;
+                        return bytes.len();
+                    }
+                }
+            }
+            // Bits below `at` were handed out already (or are before `from`).
+            let offset = at.wrapping_sub(self.base) & 63;
+            let mut mask = self.mask & (u64::MAX << offset);
+            while mask != 0 {
+                let i = self.base.saturating_add(mask.trailing_zeros() as usize);
+                mask &= mask.wrapping_sub(1);
+                if let Some(&b) = bytes.get(i)
+                    && self.finder.set.contains(b)
+                    && confirm(i, b)
+                {
+                    return i;
+                }
+            }
+            at = self.base.saturating_add(64);
+            self.cached = false;
+        }
+    }
+}
+
+/// The index of the first byte at or after `from` that is in `finder`'s set, or
+/// `bytes.len()`.
+#[cfg(test)]
+pub(crate) fn next_in_set(bytes: &[u8], from: usize, finder: &Finder) -> usize {
+    Scanner::new(finder).next(bytes, from, |_, _| true)
+}
+
+/// The code point starting at byte `i` of `text`, if `i` is a boundary inside it.
+#[inline]
+pub(crate) fn char_at(text: &str, i: usize) -> Option<char> {
+    text.get(i..).and_then(|s| s.chars().next())
+}
+
+/// Lead bytes of controls, table members and variation selectors.
+pub(crate) const ATTENTION: Finder = Finder::new(ByteSet::ATTENTION);
+
+/// The first code point of `text` needing attention — a control (Cc), a member of the
+/// dangerous-invisible table, or a variation selector (U+FE00–U+FE0F) — as its byte
+/// offset and the code point. Clean text is skipped many bytes at a time.
+pub fn first_attention(text: &str) -> Option<(usize, char)> {
+    let mut found = None;
+    Scanner::new(&ATTENTION).next(text.as_bytes(), 0, |i, _| {
+        let c = char_at(text, i);
+        let hit = c.is_some_and(needs_attention);
+        if hit {
+            found = c.map(|c| (i, c));
+        }
+        hit
+    });
+    found
+}
+
+/// `bytes` as text, validated with SIMD where the CPU allows; the error is
+/// `core::str::from_utf8`'s, so offsets are exact.
+#[inline]
+pub(crate) fn to_str(bytes: &[u8]) -> Result<&str, core::str::Utf8Error> {
+    #[cfg(target_arch = "x86_64")]
+    if bytes.len() >= 64
+        && !FORCE_PORTABLE.load(Ordering::Relaxed)
+        && let Some(text) = x86::validate_utf8(bytes)
+    {
+        return Ok(text);
+    }
+    core::str::from_utf8(bytes)
+}
+
+static FORCE_PORTABLE: AtomicBool = AtomicBool::new(false);
+
+/// Makes every later scan use the portable SWAR backend (`true`) or the best one the
+/// CPU has (`false`). For benchmarks and for running under valgrind, which does not
+/// model every vector extension; results are the same either way.
+pub fn force_portable(portable: bool) {
+    FORCE_PORTABLE.store(portable, Ordering::Relaxed);
+}
+
+/// The scan backend this CPU uses (for benchmark reports).
+pub fn backend_name() -> &'static str {
+    Backend::detect().name()
+}
+
+/// Whether `c` is a control, a table member or a variation selector.
+#[inline]
+pub(crate) fn needs_attention(c: char) -> bool {
+    crate::class::is_control(c)
+        || crate::class::is_dangerous_invisible(c)
+        || crate::class::is_variation_selector(c)
+}
+
+const LO7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// 0x80 in each byte of `x` that is a candidate of `f`, 0 elsewhere. Exact per byte:
+/// no carry crosses a byte (each sum stays below 0x100).
+#[inline(always)]
+fn word_candidates(x: u64, f: &Finder) -> u64 {
+    if f.every {
+        return HI;
+    }
+    let mut acc = if f.non_ascii { x & HI } else { 0 };
+    if f.controls {
+        // (b & 0x7F) + 0x60 < 0x80 exactly when b & 0x7F < 0x20.
+        acc |= !((x & LO7).wrapping_add(0x6060_6060_6060_6060) | x) & HI;
+    }
+    for &c in f.eq_bytes() {
+        let t = x ^ u64::from_ne_bytes([c; 8]);
+        // A byte of t is zero exactly when (t & 0x7F) + 0x7F and t both lack bit 7.
+        acc |= !((t & LO7).wrapping_add(LO7) | t) & HI;
+    }
+    acc
+}
+
+/// One bit per byte of a 64-byte block, from the portable word test.
+#[inline]
+fn portable_block(block: &[u8; 64], f: &Finder) -> u64 {
+    let mut mask = 0u64;
+    for (k, word) in block.chunks_exact(8).enumerate() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(word);
+        let flags = word_candidates(u64::from_le_bytes(w), f) >> 7;
+        // Gathers bit 8i of `flags` into bit 56 + i; no two terms collide.
+        let bits = flags.wrapping_mul(0x0102_0408_1020_4080) >> 56;
+        mask |= bits << ((k & 7) << 3);
+    }
+    mask
+}
+
+/// The first block of `blocks` (a multiple of 64 bytes) with a candidate.
+fn portable_blocks(blocks: &[u8], f: &Finder) -> Option<(usize, u64)> {
+    for (k, chunk) in blocks.chunks_exact(64).enumerate() {
+        // Word-level test first: most blocks of clean text have no candidate.
+        let mut any = 0u64;
+        for word in chunk.chunks_exact(8) {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(word);
+            any |= word_candidates(u64::from_le_bytes(w), f);
+        }
+        if any != 0 {
+            let mut block = [0u8; 64];
+            block.copy_from_slice(chunk);
+            return Some((k.saturating_mul(64), portable_block(&block, f)));
+        }
+    }
+    None
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+    use std::vec::Vec;
 
     #[test]
     fn attention_set_matches_class() {
@@ -93,12 +480,136 @@ mod tests {
 
     #[test]
     fn next_in_set_finds_first() {
-        let set = ByteSet::EMPTY.with(b'x').with(0xE2);
+        let set = Finder::new(ByteSet::EMPTY.with(b'x').with(0xE2));
         assert_eq!(next_in_set(b"abcxdx", 0, &set), 3);
         assert_eq!(next_in_set(b"abcxdx", 4, &set), 5);
         assert_eq!(next_in_set(b"abc", 0, &set), 3);
         assert_eq!(next_in_set(b"abc", 9, &set), 3);
         assert!(ByteSet::EMPTY.with_both_cases(b'u').contains(b'U'));
-        assert!(set.union(ByteSet::EMPTY.with(1)).contains(1));
+        assert!(
+            Finder::new(set.set.union(ByteSet::EMPTY.with(1)))
+                .set
+                .contains(1)
+        );
+    }
+
+    /// Every position of the set, by the plain definition.
+    fn naive_all(bytes: &[u8], set: &ByteSet) -> Vec<usize> {
+        (0..bytes.len())
+            .filter(|&i| set.contains(bytes[i]))
+            .collect()
+    }
+
+    /// Every position of the set, by repeated scans on one backend and one scanner.
+    fn scanned_all(bytes: &[u8], f: &Finder, backend: Backend) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut scanner = Scanner::with_backend(f, backend);
+        let mut at = 0;
+        loop {
+            at = scanner.next(bytes, at, |_, _| true);
+            if at >= bytes.len() {
+                return out;
+            }
+            out.push(at);
+            at += 1;
+        }
+    }
+
+    fn sets() -> Vec<ByteSet> {
+        let strip = ByteSet::EMPTY
+            .with(0xC2)
+            .with(0xE1)
+            .with(0xE2)
+            .with(0xE3)
+            .with(0xEF)
+            .with(0xF3);
+        let prose = ByteSet::ATTENTION
+            .with(b'<')
+            .with(b'#')
+            .with(b':')
+            .with_both_cases(b'u');
+        let mut many = ByteSet::EMPTY;
+        for b in b'a'..=b'z' {
+            many = many.with(b);
+        }
+        std::vec![
+            ByteSet::ATTENTION,
+            strip,
+            prose,
+            many,
+            ByteSet::EMPTY,
+            ByteSet::EMPTY.with(0).with(0xFF).with(0x7F).with(0x80),
+        ]
+    }
+
+    #[test]
+    fn every_length_and_alignment() {
+        // Each byte value, at each position of each length, at each alignment.
+        let mut buf = [b'a'; 64 * 4 + 64];
+        for set in sets() {
+            let f = Finder::new(set);
+            for backend in Backend::available() {
+                for align in 0..64 {
+                    for len in 0..=(64 * 3) {
+                        let hay = &mut buf[align..align + len];
+                        hay.fill(b'.');
+                        assert_eq!(scanned_all(hay, &f, backend), naive_all(hay, &set));
+                        if len == 0 {
+                            continue;
+                        }
+                        const VALUES: [u8; 9] = [0, 0x1F, b'a', b'<', 0x7F, 0x80, 0xC2, 0xE2, 0xF3];
+                        let pos = (align * 7 + len * 3) % len;
+                        hay[pos] = VALUES[(align + len) % VALUES.len()];
+                        hay[len - 1] = VALUES[(align + 2 * len) % VALUES.len()];
+                        assert_eq!(
+                            scanned_all(hay, &f, backend),
+                            naive_all(hay, &set),
+                            "{backend:?} align {align} len {len} pos {pos}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_byte_value_in_every_lane() {
+        for set in sets() {
+            let f = Finder::new(set);
+            for backend in Backend::available() {
+                for lane in 0..64 {
+                    for v in 0..=255u8 {
+                        let mut hay = [b'.'; 130];
+                        hay[lane] = v;
+                        hay[lane + 64] = v;
+                        assert_eq!(scanned_all(&hay, &f, backend), naive_all(&hay, &set));
+                    }
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn backends_agree_on_random_bytes(
+            bytes in proptest::collection::vec(any::<u8>(), 0..600),
+            set_index in 0usize..6,
+            from in 0usize..700,
+        ) {
+            let set = sets()[set_index];
+            let f = Finder::new(set);
+            let naive = naive_all(&bytes, &set);
+            for backend in Backend::available() {
+                prop_assert_eq!(&scanned_all(&bytes, &f, backend), &naive);
+                let first = naive.iter().copied().find(|&i| i >= from).unwrap_or(bytes.len());
+                prop_assert_eq!(Scanner::with_backend(&f, backend).next(&bytes, from, |_, _| true), first);
+            }
+        }
+
+        #[test]
+        fn first_attention_is_the_first_such_char(s in "\\PC*|[a-z\u{0}-\u{1f}\u{7f}-\u{a0}\u{ad}\u{200b}-\u{2070}\u{fe00}-\u{feff}\u{e0000}-\u{e01ef}]{0,200}") {
+            let naive = s.char_indices().find(|&(_, c)| needs_attention(c));
+            prop_assert_eq!(first_attention(&s), naive);
+        }
     }
 }

@@ -3,8 +3,8 @@
 
 use core::fmt;
 
-use crate::class::is_stripped;
-use crate::scan::{ByteSet, next_in_set};
+use crate::class::{is_dangerous_invisible, is_stripped, is_variation_selector};
+use crate::scan::{ByteSet, Finder, Scanner, char_at};
 use crate::utf8::{Utf8Error, Utf8Stream};
 
 /// Lead bytes of code points strip may drop (controls never are).
@@ -15,6 +15,15 @@ const STRIP_ATTENTION: ByteSet = ByteSet::EMPTY
     .with(0xE3)
     .with(0xEF)
     .with(0xF3);
+
+/// [`STRIP_ATTENTION`] prepared for the block scan.
+static STRIP_FINDER: Finder = Finder::new(STRIP_ATTENTION);
+
+/// Whether the code point at `i` may be dropped (a table member or a selector).
+#[inline]
+fn may_strip_at(text: &str, i: usize) -> bool {
+    char_at(text, i).is_some_and(|c| is_dangerous_invisible(c) || is_variation_selector(c))
+}
 
 /// The clean runs of `text` after stripping, in order, borrowed from `text`.
 pub fn strip_invisibles(text: &str) -> StripRuns<'_> {
@@ -28,12 +37,18 @@ pub struct StripRuns<'a> {
     pos: usize,
     /// The code point before `pos` in the original input (dropped or not).
     prev: Option<char>,
+    scanner: Scanner<'static>,
 }
 
 impl<'a> StripRuns<'a> {
     /// Runs of `text`, where `prev` is the code point the input had just before `text`.
-    pub(crate) const fn after(text: &'a str, prev: Option<char>) -> Self {
-        StripRuns { text, pos: 0, prev }
+    pub(crate) fn after(text: &'a str, prev: Option<char>) -> Self {
+        StripRuns {
+            text,
+            pos: 0,
+            prev,
+            scanner: Scanner::new(&STRIP_FINDER),
+        }
     }
 
     /// The last code point of the input seen so far (dropped or not).
@@ -50,7 +65,8 @@ impl<'a> Iterator for StripRuns<'a> {
         let mut start = self.pos;
         let mut at = start;
         loop {
-            at = next_in_set(bytes, at, &STRIP_ATTENTION);
+            let text = self.text;
+            at = self.scanner.next(bytes, at, |i, _| may_strip_at(text, i));
             let Some(c) = self.text.get(at..).and_then(|s| s.chars().next()) else {
                 self.pos = bytes.len();
                 return self.text.get(start..).filter(|run| !run.is_empty());
@@ -124,7 +140,7 @@ pub fn strip_into<'o>(text: &str, out: &'o mut [u8]) -> Result<&'o str, BufferTo
     }
     let written = out.get(..len).unwrap_or_default();
     // Infallible: whole runs of a `str` were copied.
-    Ok(core::str::from_utf8(written).unwrap_or_default())
+    Ok(crate::scan::to_str(written).unwrap_or_default())
 }
 
 /// Strip over a byte stream fed in chunks of any size, in constant memory.
@@ -205,6 +221,26 @@ mod tests {
             }
             s.finish().unwrap();
             assert_eq!(out, "❤\u{FE0F} 1", "chunk size {size}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn runs_match_naive(text in "(\\PC|[\u{200b}-\u{200d}\u{fe00}-\u{fe0f}\u{e0000}-\u{e0080}\u{ad}a-z😀❤]){0,300}") {
+            let mut expected = String::new();
+            let mut prev = None;
+            for c in text.chars() {
+                if !is_stripped(c, prev) {
+                    expected.push(c);
+                }
+                prev = Some(c);
+            }
+            for portable in [false, true] {
+                crate::scan::force_portable(portable);
+                let got = strip(&text);
+                crate::scan::force_portable(false);
+                proptest::prop_assert_eq!(&got, &expected);
+            }
         }
     }
 }

@@ -26,7 +26,7 @@ impl core::error::Error for Utf8Error {}
 
 /// `bytes` as text, or the offset of its first invalid sequence.
 pub fn validate(bytes: &[u8]) -> Result<&str, Utf8Error> {
-    core::str::from_utf8(bytes).map_err(|e| Utf8Error {
+    crate::scan::to_str(bytes).map_err(|e| Utf8Error {
         offset: e.valid_up_to(),
     })
 }

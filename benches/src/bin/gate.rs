@@ -1,0 +1,207 @@
+//! The throughput ratio gate (issue 9): measures pairs of operations in one run,
+//! interleaved (A B A B …, medians), on fresh 64 KiB pieces from 16 MiB pools, prints
+//! every ratio and exits 1 when a floor is broken.
+//!
+//! `cargo run -p airlock-benches --release --bin gate -- [--quick] [--portable]`
+#![allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
+
+use std::hint::black_box;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use airlock_benches::{Kind, Op, Pool, Scratch};
+
+const PIECE: usize = 64 << 10;
+
+/// One side of a ratio: an operation over a pool.
+struct Side {
+    op: Op,
+    kind: Kind,
+}
+
+struct Bench {
+    pools: Vec<(Kind, Pool)>,
+    scratch: Scratch,
+    rounds: usize,
+    pieces: usize,
+}
+
+impl Bench {
+    fn pool(&mut self, kind: Kind) -> &mut Pool {
+        if !self.pools.iter().any(|(k, _)| *k == kind) {
+            self.pools.push((kind, Pool::new(kind)));
+        }
+        &mut self.pools.iter_mut().find(|(k, _)| *k == kind).unwrap().1
+    }
+
+    /// Bytes per second of one sample: `pieces` fresh pieces in turn.
+    fn sample(&mut self, side: &Side) -> f64 {
+        let pieces = self.pieces;
+        self.pool(side.kind);
+        let Bench { pools, scratch, .. } = self;
+        let pool = &mut pools.iter_mut().find(|(k, _)| *k == side.kind).unwrap().1;
+        let ranges: Vec<_> = (0..pieces).map(|_| pool.next_range(PIECE)).collect();
+        let whole = pool.text();
+        let mut bytes = 0usize;
+        let start = Instant::now();
+        for range in ranges {
+            bytes += range.len();
+            black_box(scratch.run(side.op, black_box(&whole[range])));
+        }
+        bytes as f64 / start.elapsed().as_secs_f64()
+    }
+
+    /// Medians of A and B, sampled alternately.
+    fn pair(&mut self, a: &Side, b: &Side) -> (f64, f64) {
+        // Warm up both (page faults, caches of the code).
+        self.sample(a);
+        self.sample(b);
+        let (mut xa, mut xb) = (Vec::new(), Vec::new());
+        for _ in 0..self.rounds {
+            xa.push(self.sample(a));
+            xb.push(self.sample(b));
+        }
+        (median(&mut xa), median(&mut xb))
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn gbs(x: f64) -> f64 {
+    x / 1e9
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    let portable = args.iter().any(|a| a == "--portable")
+        || std::env::var_os("AIRLOCK_FORCE_PORTABLE").is_some_and(|v| v != "0");
+    airlock_core::scan::force_portable(portable);
+    let mut bench = Bench {
+        pools: Vec::new(),
+        scratch: Scratch::default(),
+        rounds: if quick { 9 } else { 41 },
+        pieces: 16,
+    };
+    println!(
+        "airlock gate: scan backend {}, {} rounds of {} x 64 KiB fresh pieces from 16 MiB pools",
+        airlock_core::scan::backend_name(),
+        bench.rounds,
+        bench.pieces
+    );
+    println!(
+        "{:<58} {:>9} {:>9} {:>8} {:>8}  verdict",
+        "ratio (A / B)", "A GB/s", "B GB/s", "ratio", "floor"
+    );
+    let mut failed = false;
+    let mut check = |bench: &mut Bench, label: &str, a: Side, b: Side, floor: f64, gated: bool| {
+        let (ta, tb) = bench.pair(&a, &b);
+        let ratio = ta / tb;
+        let ok = ratio >= floor;
+        let verdict = match (gated, ok) {
+            (true, true) => "ok",
+            (true, false) => "FAIL",
+            (false, true) => "target met",
+            (false, false) => "target missed",
+        };
+        failed |= gated && !ok;
+        println!(
+            "{label:<58} {:>9.2} {:>9.2} {ratio:>8.3} {floor:>8.3}  {verdict}",
+            gbs(ta),
+            gbs(tb)
+        );
+    };
+    use Kind::*;
+    use Op::*;
+    let s = |op, kind| Side { op, kind };
+    check(
+        &mut bench,
+        "scan clean / memcpy clean",
+        s(Scan, Clean),
+        s(Memcpy, Clean),
+        0.5,
+        true,
+    );
+    check(
+        &mut bench,
+        "strip clean / memcpy clean",
+        s(Strip, Clean),
+        s(Memcpy, Clean),
+        0.25,
+        true,
+    );
+    check(
+        &mut bench,
+        "sanitize(bytes) mixed / memcpy mixed",
+        s(Sanitize, Mixed),
+        s(Memcpy, Mixed),
+        1.0 / 16.0,
+        true,
+    );
+    check(
+        &mut bench,
+        "  target: sanitize(bytes) mixed / memcpy mixed",
+        s(Sanitize, Mixed),
+        s(Memcpy, Mixed),
+        1.0 / 8.0,
+        false,
+    );
+    check(
+        &mut bench,
+        "sanitize mixed / naive per-char sanitize mixed",
+        s(Sanitize, Mixed),
+        s(NaiveSanitize, Mixed),
+        10.0,
+        true,
+    );
+    check(
+        &mut bench,
+        "strip mixed / naive per-char strip mixed",
+        s(Strip, Mixed),
+        s(NaiveStrip, Mixed),
+        10.0,
+        true,
+    );
+    check(
+        &mut bench,
+        "from_utf8 mixed / memcpy mixed (context)",
+        s(FromUtf8, Mixed),
+        s(Memcpy, Mixed),
+        0.0,
+        false,
+    );
+    for op in [Scan, Strip, Sanitize, Fence, Frontmatter] {
+        for kind in Kind::HOSTILE {
+            let label = format!(
+                "{} {} / {} clean (>= 1/8)",
+                op.name(),
+                kind.name(),
+                op.name()
+            );
+            check(
+                &mut bench,
+                &label,
+                s(op, kind),
+                s(op, Clean),
+                1.0 / 8.0,
+                true,
+            );
+        }
+    }
+    if failed {
+        println!("gate: FAILED (a floor is broken)");
+        ExitCode::FAILURE
+    } else {
+        println!("gate: ok");
+        ExitCode::SUCCESS
+    }
+}

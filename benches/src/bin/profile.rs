@@ -1,0 +1,53 @@
+//! Runs one operation over one kind of input in a loop, for `perf record`.
+//!
+//! `cargo run -p airlock-benches --release --bin profile -- <op> <kind> [seconds]`
+#![allow(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::arithmetic_side_effects
+)]
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use airlock_benches::{Kind, Op, Pool, Scratch};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let ops = [
+        Op::Memcpy,
+        Op::FromUtf8,
+        Op::Scan,
+        Op::Strip,
+        Op::NaiveStrip,
+        Op::Truncate,
+        Op::Sanitize,
+        Op::NaiveSanitize,
+        Op::Fence,
+        Op::Frontmatter,
+    ];
+    let op = ops
+        .into_iter()
+        .find(|o| Some(o.name()) == args.first().map(String::as_str))
+        .unwrap_or(Op::Sanitize);
+    let kind = Kind::ALL
+        .into_iter()
+        .find(|k| Some(k.name()) == args.get(1).map(String::as_str))
+        .unwrap_or(Kind::Mixed);
+    let secs: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(3.0);
+    let mut pool = Pool::new(kind);
+    let mut scratch = Scratch::default();
+    let start = Instant::now();
+    let mut bytes = 0usize;
+    while start.elapsed() < Duration::from_secs_f64(secs) {
+        let piece = pool.piece(64 << 10);
+        bytes += piece.len();
+        black_box(scratch.run(op, black_box(piece)));
+    }
+    println!(
+        "{} {}: {:.3} GB/s",
+        op.name(),
+        kind.name(),
+        bytes as f64 / start.elapsed().as_secs_f64() / 1e9
+    );
+}
