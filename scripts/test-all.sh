@@ -30,5 +30,11 @@ scripts/gen-header.sh --check
 step "C consumers: static, dynamic, ASan+UBSan, valgrind"
 tests/c/run.sh
 
+step "Node binding: every vector, workers, library lookup (pinned koffi)"
+ffi/node/test.sh
+
+step "Go binding: every vector through cgo (Debian's golang-go, pinned)"
+ffi/go/test.sh
+
 echo
 echo "all checks passed"

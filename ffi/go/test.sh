@@ -22,7 +22,8 @@ apt_install() {
 
 if ! command -v go >/dev/null 2>&1; then
 	echo "test.sh: no go on PATH; installing golang-go from Debian" >&2
-	apt_install golang-go
+	# Pinned: Debian 12's Go 1.19 (the meta package and the toolchain it pulls in).
+	apt_install golang-go=2:1.19~1 golang-1.19-go=1.19.8-2
 fi
 # cgo needs a C compiler and the C library headers.
 if ! command -v "${CC:-cc}" >/dev/null 2>&1 || [ ! -e /usr/include/stdint.h ]; then
