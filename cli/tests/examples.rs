@@ -1,5 +1,13 @@
 //! Every file in `examples/` run for real, with the built `airlock` first on PATH, so
 //! none of them rots.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    missing_docs
+)]
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
