@@ -36,5 +36,8 @@ ffi/node/test.sh
 step "Go binding: every vector through cgo (Debian's golang-go, pinned)"
 ffi/go/test.sh
 
+step "fuzz smoke: every target a few seconds (nightly cargo-fuzz; skipped loudly without nightly)"
+fuzz/smoke.sh 3
+
 echo
 echo "all checks passed"
