@@ -1,10 +1,17 @@
 //! Wrapper-forgery literals (rejected) and the envelope's own markers (redacted),
 //! both matched ASCII-case-insensitively (SPEC §4, §3 step 4).
+//!
+//! Every literal of a set and both markers are matched together by one Aho–Corasick
+//! automaton over ASCII-lower-cased bytes. For the default set (and the empty one)
+//! the automaton is a dense DFA built at compile time: one table lookup per byte,
+//! bytes mapped to a small class alphabet first. Custom sets keep the trie with
+//! failure links (built by the `const fn` [`LiteralSet::new`]), which is linear too:
+//! each byte costs at most as many failure steps as earlier bytes deepened the state.
 
 use core::fmt;
 
 use crate::reject::Rejection;
-use crate::scan::{ByteSet, Finder};
+use crate::scan::{ByteSet, Finder, Scanner};
 
 /// The reference's wrapper literals, in the order they are checked.
 pub const WRAPPER_FORGERY_LITERALS: [&str; 4] = [
@@ -53,18 +60,375 @@ impl fmt::Display for LiteralSetError {
 
 impl core::error::Error for LiteralSetError {}
 
-/// A checked set of forgery literals with their matching tables, built once.
+/// Trie nodes the markers need at most (their common part once, then each ending).
+const MARKER_NODES: usize = "untrusted-content:".len() + "start".len() + "end".len();
+/// Most trie nodes of a set: every literal byte, the markers, the root.
+const MAX_NODES: usize = MAX_LITERALS * MAX_LITERAL_LEN + MARKER_NODES + 1;
+
+/// The per-state facts the engines read, packed: bits 0–7 the literals (by index)
+/// that end here, bits 8–14 how many of the last bytes are the beginning of a
+/// marker (they may still become one), bit 15 a marker ends here.
+pub(crate) const INFO_LITERALS: u16 = 0x00FF;
+const INFO_DEPTH_SHIFT: u32 = 8;
+const INFO_DEPTH_MASK: u16 = 0x7F;
+/// A marker ends at this state.
+pub(crate) const INFO_MARKER_END: u16 = 1 << 15;
+
+/// The held marker beginning (bytes) an info word describes.
+#[inline(always)]
+pub(crate) const fn info_marker_depth(info: u16) -> usize {
+    ((info >> INFO_DEPTH_SHIFT) & INFO_DEPTH_MASK) as usize
+}
+
+/// An Aho–Corasick automaton over ASCII-lower-cased bytes; state 0 is the root.
+pub(crate) trait Automaton {
+    /// The state after `b`.
+    fn step(&self, state: u16, b: u8) -> u16;
+    /// The state's [info word](INFO_LITERALS).
+    fn info(&self, state: u16) -> u16;
+}
+
+impl<T: Automaton + ?Sized> Automaton for &T {
+    #[inline(always)]
+    fn step(&self, state: u16, b: u8) -> u16 {
+        (**self).step(state, b)
+    }
+    #[inline(always)]
+    fn info(&self, state: u16) -> u16 {
+        (**self).info(state)
+    }
+}
+
+/// The trie of the literals and markers with failure links and per-node info.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Trie {
+    /// The lower-cased byte on the edge into each node.
+    label: [u8; MAX_NODES],
+    /// First child and next sibling of each node; 0 is none (the root is no child).
+    first_child: [u16; MAX_NODES],
+    sibling: [u16; MAX_NODES],
+    /// Node of the longest proper suffix that is also in the trie.
+    fail: [u16; MAX_NODES],
+    info: [u16; MAX_NODES],
+    len: usize,
+}
+
+// The builders below are `const fn`s: they index arrays whose bounds are checked by
+// the loop conditions (`get` is not const), and their arithmetic stays far below
+// the types' limits (at most MAX_NODES nodes).
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+impl Trie {
+    /// The trie of `literals` (literal `i` reports bit `i`) and, when `markers`, the
+    /// envelope markers. `None` when it does not fit (callers check the limits first).
+    const fn build(literals: &[&str], markers: bool) -> Option<Trie> {
+        let mut t = Trie {
+            label: [0; MAX_NODES],
+            first_child: [0; MAX_NODES],
+            sibling: [0; MAX_NODES],
+            fail: [0; MAX_NODES],
+            info: [0; MAX_NODES],
+            len: 1,
+        };
+        let mut i = 0;
+        while i < literals.len() && i < MAX_LITERALS {
+            let Some(node) = t.insert(literals[i].as_bytes(), false) else {
+                return None;
+            };
+            t.info[node] |= 1 << i;
+            i += 1;
+        }
+        if markers {
+            let mut m = 0;
+            while m < ENVELOPE_MARKERS.len() {
+                let Some(node) = t.insert(ENVELOPE_MARKERS[m].as_bytes(), true) else {
+                    return None;
+                };
+                t.info[node] |= INFO_MARKER_END;
+                m += 1;
+            }
+        }
+        t.link();
+        Some(t)
+    }
+
+    /// The child of `node` along `b` (lower-cased), or 0.
+    #[inline]
+    const fn child(&self, node: usize, b: u8) -> usize {
+        let mut c = self.first_child[node] as usize;
+        while c != 0 {
+            if self.label[c] == b {
+                return c;
+            }
+            c = self.sibling[c] as usize;
+        }
+        0
+    }
+
+    /// Adds a path for `pat`; marker paths record their depth as the held length.
+    const fn insert(&mut self, pat: &[u8], marker: bool) -> Option<usize> {
+        let mut node = 0;
+        let mut k = 0;
+        while k < pat.len() {
+            let b = pat[k].to_ascii_lowercase();
+            let mut next = self.child(node, b);
+            if next == 0 {
+                if self.len >= MAX_NODES {
+                    return None;
+                }
+                next = self.len;
+                self.len += 1;
+                self.label[next] = b;
+                self.sibling[next] = self.first_child[node];
+                self.first_child[node] = next as u16;
+            }
+            node = next;
+            k += 1;
+            if marker {
+                // The depth (at most a marker's length, < 128) replaces any other.
+                self.info[node] = (self.info[node] & !(INFO_DEPTH_MASK << INFO_DEPTH_SHIFT))
+                    | ((k as u16) << INFO_DEPTH_SHIFT);
+            }
+        }
+        Some(node)
+    }
+
+    /// Failure links in breadth-first order, and the info each node inherits from
+    /// its failure node (literals and marker ends that are suffixes, and the held
+    /// marker beginning when the node itself is on no marker's path).
+    const fn link(&mut self) {
+        let mut queue = [0u16; MAX_NODES];
+        let (mut head, mut tail) = (0, 0);
+        let mut c = self.first_child[0] as usize;
+        while c != 0 {
+            self.fail[c] = 0;
+            queue[tail] = c as u16;
+            tail += 1;
+            c = self.sibling[c] as usize;
+        }
+        while head < tail {
+            let u = queue[head] as usize;
+            head += 1;
+            let mut v = self.first_child[u] as usize;
+            while v != 0 {
+                let b = self.label[v];
+                let mut f = self.fail[u] as usize;
+                let target = loop {
+                    let g = self.child(f, b);
+                    if g != 0 {
+                        break g;
+                    }
+                    if f == 0 {
+                        break 0;
+                    }
+                    f = self.fail[f] as usize;
+                };
+                self.fail[v] = target as u16;
+                let inherited = self.info[target];
+                let own = self.info[v];
+                let mut info = own | (inherited & (INFO_LITERALS | INFO_MARKER_END));
+                if info_marker_depth(own) == 0 {
+                    info |= inherited & (INFO_DEPTH_MASK << INFO_DEPTH_SHIFT);
+                }
+                self.info[v] = info;
+                queue[tail] = v as u16;
+                tail += 1;
+                v = self.sibling[v] as usize;
+            }
+        }
+    }
+
+    /// One automaton step: follow failure links until a child matches.
+    const fn next(&self, state: usize, b: u8) -> usize {
+        let b = b.to_ascii_lowercase();
+        let mut s = state;
+        loop {
+            let c = self.child(s, b);
+            if c != 0 {
+                return c;
+            }
+            if s == 0 {
+                return 0;
+            }
+            s = self.fail[s] as usize;
+        }
+    }
+}
+
+impl Automaton for Trie {
+    #[inline]
+    fn step(&self, state: u16, b: u8) -> u16 {
+        let s = usize::from(state);
+        if s >= self.len {
+            return 0;
+        }
+        // Infallible: node numbers are below MAX_NODES < 2^16.
+        u16::try_from(self.next(s, b)).unwrap_or(0)
+    }
+    #[inline]
+    fn info(&self, state: u16) -> u16 {
+        self.info.get(usize::from(state)).copied().unwrap_or(0)
+    }
+}
+
+/// Byte classes of a dense DFA (class 0: bytes in no literal or marker).
+const DENSE_CLASSES: usize = 32;
+
+/// The automaton as a full transition table: at most 256 states and 32 classes.
+#[derive(Debug)]
+pub(crate) struct Dense {
+    class: [u8; 256],
+    next: [[u8; DENSE_CLASSES]; 256],
+    info: [u16; 256],
+}
+
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+impl Dense {
+    /// The DFA of `trie`, or `None` when it has too many states or byte classes.
+    const fn build(trie: &Trie) -> Option<Dense> {
+        if trie.len > 256 {
+            return None;
+        }
+        let mut d = Dense {
+            class: [0; 256],
+            next: [[0; DENSE_CLASSES]; 256],
+            info: [0; 256],
+        };
+        // One class per distinct (lower-cased) label, its representative byte kept.
+        let mut ids = [0u8; 256];
+        let mut rep = [0u8; DENSE_CLASSES];
+        let mut classes = 1;
+        let mut n = 1;
+        while n < trie.len {
+            let b = trie.label[n] as usize;
+            if ids[b] == 0 {
+                if classes >= DENSE_CLASSES {
+                    return None;
+                }
+                ids[b] = classes as u8;
+                rep[classes] = b as u8;
+                classes += 1;
+            }
+            n += 1;
+        }
+        let mut b = 0;
+        while b < 256 {
+            d.class[b] = ids[(b as u8).to_ascii_lowercase() as usize];
+            b += 1;
+        }
+        let mut s = 0;
+        while s < trie.len {
+            d.info[s] = trie.info[s];
+            let mut k = 1;
+            while k < classes {
+                d.next[s][k] = trie.next(s, rep[k]) as u8;
+                k += 1;
+            }
+            // Class 0 bytes lead every state to the root (already 0).
+            s += 1;
+        }
+        Some(d)
+    }
+}
+
+impl Automaton for Dense {
+    #[inline(always)]
+    #[allow(clippy::indexing_slicing)]
+    fn step(&self, state: u16, b: u8) -> u16 {
+        // In bounds by construction of the indexes: a `u8` into 256 entries, a
+        // class masked below 32, a state masked below 256.
+        let class = usize::from(self.class[usize::from(b)]) & (DENSE_CLASSES - 1);
+        u16::from(self.next[usize::from(state) & 0xFF][class])
+    }
+    #[inline(always)]
+    #[allow(clippy::indexing_slicing)]
+    fn info(&self, state: u16) -> u16 {
+        // In bounds: the state is masked below 256.
+        self.info[usize::from(state) & 0xFF]
+    }
+}
+
+/// Either automaton of a set, for the streaming engine (one type for every set).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum AnyAutomaton<'s> {
+    Dense(&'static Dense),
+    Trie(&'s Trie),
+}
+
+impl Automaton for AnyAutomaton<'_> {
+    #[inline(always)]
+    fn step(&self, state: u16, b: u8) -> u16 {
+        match self {
+            AnyAutomaton::Dense(d) => d.step(state, b),
+            AnyAutomaton::Trie(t) => t.step(state, b),
+        }
+    }
+    #[inline(always)]
+    fn info(&self, state: u16) -> u16 {
+        match self {
+            AnyAutomaton::Dense(d) => d.info(state),
+            AnyAutomaton::Trie(t) => t.info(state),
+        }
+    }
+}
+
+const fn dense_of(literals: &[&str], markers: bool) -> Dense {
+    let empty = Dense {
+        class: [0; 256],
+        next: [[0; DENSE_CLASSES]; 256],
+        info: [0; 256],
+    };
+    match Trie::build(literals, markers) {
+        Some(trie) => match Dense::build(&trie) {
+            Some(d) => d,
+            None => empty,
+        },
+        None => empty,
+    }
+}
+
+/// The default literals and the markers, as a DFA built at compile time.
+static DEFAULT_DENSE: Dense = dense_of(&WRAPPER_FORGERY_LITERALS, true);
+/// The markers alone (the empty set, and the writing pass of sanitize).
+pub(crate) static MARKER_DENSE: Dense = dense_of(&[], true);
+
+/// Lead bytes of code points prose may drop: TAB and LF are kept, and frequent.
+const PROSE_ATTENTION: ByteSet = ByteSet::ATTENTION.without(b'\t').without(b'\n');
+
+/// The byte every marker has at [`MARKER_ANCHOR_OFFSET`]. It is rare in prose (unlike
+/// the markers' first byte `u`), so the fast path stops on it instead and recovers
+/// a marker's beginning from the bytes before it.
+pub(crate) const MARKER_ANCHORS: ByteSet = ByteSet::EMPTY.with(b':');
+
+/// Where the anchor sits in each marker; a partial marker without it is shorter.
+const MARKER_ANCHOR_OFFSET: usize = "untrusted-content".len();
+
+/// The longest run end that can still be a marker's beginning: the part before the
+/// anchor.
+pub(crate) const MARKER_RESYNC_LEN: usize = MARKER_ANCHOR_OFFSET;
+
+/// The markers' first byte (lower case).
+pub(crate) const MARKER_FIRST: u8 = b'u';
+
+/// Where the markers-only pass stops while idle.
+pub(crate) static MARKER_STOPS: Finder =
+    Finder::new(PROSE_ATTENTION.union(MARKER_ANCHORS)).refined();
+
+/// A checked set of forgery literals with its automaton, built once.
 #[derive(Clone, Copy, Debug)]
 pub struct LiteralSet<'a> {
     literals: [&'a str; MAX_LITERALS],
     count: usize,
-    /// Per literal, the KMP failure function over its ASCII-lower-cased bytes.
-    borders: [[u8; MAX_LITERAL_LEN]; MAX_LITERALS],
+    /// The literals and the markers (used when no dense DFA is precomputed).
+    trie: Trie,
+    /// The precomputed DFA when the set is the default one or the empty one.
+    dense: Option<&'static Dense>,
     /// Bytes that may begin an occurrence of any literal.
     first_bytes: ByteSet,
     /// Where prose stops while idle: attention bytes, literal first bytes, the
     /// markers' anchor (built once here so each sanitize does not rebuild it).
     prose_stops: Finder,
+    /// Where the forgery search stops while idle: literal first bytes.
+    forgery_stops: Finder,
 }
 
 impl LiteralSet<'static> {
@@ -75,14 +439,52 @@ impl LiteralSet<'static> {
     };
 }
 
+/// Whether two lists hold the same literals in the same order, ignoring ASCII case.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+const fn same_literals(a: &[&str], b: &[&str]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        let (x, y) = (a[i].as_bytes(), b[i].as_bytes());
+        if x.len() != y.len() {
+            return false;
+        }
+        let mut k = 0;
+        while k < x.len() {
+            if !x[k].eq_ignore_ascii_case(&y[k]) {
+                return false;
+            }
+            k += 1;
+        }
+        i += 1;
+    }
+    true
+}
+
+const EMPTY_TRIE: Trie = match Trie::build(&[], true) {
+    Some(t) => t,
+    None => Trie {
+        label: [0; MAX_NODES],
+        first_child: [0; MAX_NODES],
+        sibling: [0; MAX_NODES],
+        fail: [0; MAX_NODES],
+        info: [0; MAX_NODES],
+        len: 1,
+    },
+};
+
 impl<'a> LiteralSet<'a> {
     /// The set with no literals: nothing forges.
     pub const EMPTY: LiteralSet<'a> = LiteralSet {
         literals: [""; MAX_LITERALS],
         count: 0,
-        borders: [[0; MAX_LITERAL_LEN]; MAX_LITERALS],
+        trie: EMPTY_TRIE,
+        dense: Some(&MARKER_DENSE),
         first_bytes: ByteSet::EMPTY,
-        prose_stops: Finder::new(PROSE_ATTENTION.union(MARKER_ANCHORS)),
+        prose_stops: Finder::new(PROSE_ATTENTION.union(MARKER_ANCHORS)).refined(),
+        forgery_stops: Finder::new(ByteSet::EMPTY),
     };
 
     /// A set of up to [`MAX_LITERALS`] non-empty literals of at most [`MAX_LITERAL_LEN`]
@@ -106,23 +508,29 @@ impl<'a> LiteralSet<'a> {
             }
             set.literals[i] = literals[i];
             set.first_bytes = set.first_bytes.with_both_cases(pat[0]);
-            // borders[q] = length of the longest proper border of pat[..=q].
-            let mut k = 0usize;
-            let mut q = 1;
-            while q < pat.len() {
-                while k > 0 && !eq_ignore_case(pat[q], pat[k]) {
-                    k = set.borders[i][k - 1] as usize;
-                }
-                if eq_ignore_case(pat[q], pat[k]) {
-                    k += 1;
-                }
-                set.borders[i][q] = k as u8;
-                q += 1;
-            }
             i += 1;
         }
         set.count = literals.len();
-        set.prose_stops = Finder::new(PROSE_ATTENTION.union(set.first_bytes).union(MARKER_ANCHORS));
+        // Within the limits checked above the trie always fits.
+        if let Some(trie) = Trie::build(literals, true) {
+            set.trie = trie;
+        }
+        set.dense = if literals.is_empty() {
+            Some(&MARKER_DENSE)
+        } else if same_literals(literals, &WRAPPER_FORGERY_LITERALS) {
+            Some(&DEFAULT_DENSE)
+        } else {
+            None
+        };
+        let stops = Finder::new(PROSE_ATTENTION.union(set.first_bytes).union(MARKER_ANCHORS));
+        // The multi-byte refinement only knows attention code points: a literal that
+        // begins with a non-ASCII byte keeps every such byte a stop.
+        set.prose_stops = if set.first_bytes.has_non_ascii() {
+            stops
+        } else {
+            stops.refined()
+        };
+        set.forgery_stops = Finder::new(set.first_bytes);
         Ok(set)
     }
 
@@ -136,107 +544,71 @@ impl<'a> LiteralSet<'a> {
         self.first_bytes
     }
 
-    /// Bytes where prose leaves its fast path while the matchers are idle.
+    /// Bytes where prose leaves its fast path while the automaton is idle.
     pub(crate) const fn prose_stops(&self) -> &Finder {
         &self.prose_stops
     }
 
-    /// The literal at `index` and its border table.
-    fn literal(&self, index: usize) -> (&[u8], &[u8; MAX_LITERAL_LEN]) {
-        let lit = self.literals.get(index).map_or(&[][..], |l| l.as_bytes());
-        let borders = self.borders.get(index).unwrap_or(&[0; MAX_LITERAL_LEN]);
-        (lit, borders)
-    }
-}
-
-const fn eq_ignore_case(a: u8, b: u8) -> bool {
-    a.eq_ignore_ascii_case(&b)
-}
-
-/// One KMP step: the matched length after `b`, given `k` bytes matched before it.
-#[inline]
-fn kmp_step(pat: &[u8], borders: &[u8], mut k: usize, b: u8) -> usize {
-    loop {
-        if pat.get(k).is_some_and(|&p| eq_ignore_case(p, b)) {
-            return k.saturating_add(1);
-        }
-        if k == 0 {
-            return 0;
-        }
-        k = borders
-            .get(k.saturating_sub(1))
-            .map_or(0, |&n| usize::from(n));
-    }
-}
-
-/// Streaming search for every literal of a set: which literals occur, in one pass.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct LiteralMatcher<'s> {
-    set: &'s LiteralSet<'s>,
-    states: [u8; MAX_LITERALS],
-    found: u16,
-}
-
-impl<'s> LiteralMatcher<'s> {
-    pub(crate) const fn new(set: &'s LiteralSet<'s>) -> Self {
-        LiteralMatcher {
-            set,
-            states: [0; MAX_LITERALS],
-            found: 0,
+    /// The automaton of the literals and the markers.
+    pub(crate) fn automaton(&self) -> AnyAutomaton<'_> {
+        match self.dense {
+            Some(d) => AnyAutomaton::Dense(d),
+            None => AnyAutomaton::Trie(&self.trie),
         }
     }
 
-    /// Whether no literal is partly matched: the next byte can only start one.
-    #[inline]
-    pub(crate) fn is_idle(&self) -> bool {
-        self.states.iter().all(|&s| s == 0)
+    /// Whether the first literal is among `found` (or there is none): later text
+    /// cannot change the verdict.
+    pub(crate) const fn is_decided(&self, found: u8) -> bool {
+        self.count == 0 || found & 1 != 0
     }
 
-    /// Feeds one byte of the text.
-    #[inline]
-    pub(crate) fn push(&mut self, b: u8) {
-        for (i, state) in self.states.iter_mut().enumerate().take(self.set.count) {
-            if self.found & (1 << i) != 0 {
-                continue;
-            }
-            let (pat, borders) = self.set.literal(i);
-            let k = kmp_step(pat, borders, usize::from(*state), b);
-            if k >= pat.len() {
-                self.found |= 1 << i;
-                *state = 0;
-            } else {
-                // Infallible: k < pat.len() <= MAX_LITERAL_LEN.
-                *state = u8::try_from(k).unwrap_or(0);
-            }
-        }
-    }
-
-    /// Whether no later byte can change the verdict: the first literal is found, or
-    /// there are none.
-    pub(crate) fn is_decided(&self) -> bool {
-        self.set.count == 0 || self.found & 1 != 0
-    }
-
-    /// The first literal, in checking order, that occurred.
-    pub(crate) fn first_found(&self) -> Option<&'s str> {
-        if self.found == 0 {
+    /// The first literal, in checking order, among the `found` mask.
+    pub(crate) fn first_of(&self, found: u8) -> Option<&'a str> {
+        if found == 0 {
             return None;
         }
-        let index = self.found.trailing_zeros() as usize;
-        self.set.literals().get(index).copied()
+        self.literals()
+            .get(found.trailing_zeros() as usize)
+            .copied()
     }
+}
+
+/// The literals (as a mask) of `set` occurring in `bytes`, stopping once decided.
+fn search<A: Automaton>(auto: &A, set: &LiteralSet<'_>, bytes: &[u8]) -> u8 {
+    let mut scanner = Scanner::new(&set.forgery_stops);
+    let mut state = 0u16;
+    let mut found = 0u8;
+    let mut at = 0;
+    while at < bytes.len() {
+        if state == 0 {
+            // Idle: an occurrence can only begin on a literal's first byte.
+            at = scanner.next(bytes, at, |_, _| true);
+        }
+        let Some(&b) = bytes.get(at) else {
+            break;
+        };
+        state = auto.step(state, b);
+        // The low byte of the info word is the literal mask.
+        found |= (auto.info(state) & INFO_LITERALS) as u8;
+        if set.is_decided(found) {
+            break;
+        }
+        at = at.saturating_add(1);
+    }
+    found
 }
 
 /// The first literal of `set`, in checking order, that occurs in `text`.
 pub fn find_forgery<'s>(text: &str, set: &'s LiteralSet<'s>) -> Option<&'s str> {
-    let mut matcher = LiteralMatcher::new(set);
-    for &b in text.as_bytes() {
-        matcher.push(b);
-        if matcher.is_decided() {
-            break;
-        }
+    if set.count == 0 {
+        return None;
     }
-    matcher.first_found()
+    let found = match set.dense {
+        Some(d) => search(d, set, text.as_bytes()),
+        None => search(&set.trie, set, text.as_bytes()),
+    };
+    set.first_of(found)
 }
 
 /// `assertNoWrapperForgery`: a rejection naming `field` when `text` contains a literal.
@@ -251,148 +623,21 @@ pub fn check_no_forgery<'a>(
     }
 }
 
-/// Streaming redaction of the envelope markers: bytes that may still turn out to be
-/// part of a marker are held back (at most one marker's length) until decided.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct MarkerRedactor {
-    states: [u8; 2],
-    held: [u8; 32],
-    held_len: usize,
-    released: [u8; 32],
-}
-
-/// Border tables of the two markers (computed at compile time).
-const MARKER_BORDERS: [[u8; MAX_LITERAL_LEN]; 2] = {
-    match LiteralSet::new(&ENVELOPE_MARKERS) {
-        Ok(set) => [set.borders[0], set.borders[1]],
-        Err(_) => [[0; MAX_LITERAL_LEN]; 2],
-    }
-};
-
-/// Lead bytes of code points prose may drop: TAB and LF are kept, and frequent.
-const PROSE_ATTENTION: ByteSet = ByteSet::ATTENTION.without(b'\t').without(b'\n');
-
-/// The byte every marker has at [`MARKER_ANCHOR_OFFSET`]. It is rare in prose (unlike
-/// the markers' first byte `u`), so the fast path stops on it instead and recovers
-/// a marker's beginning from the bytes before it ([`MarkerRedactor::resync`]).
-pub(crate) const MARKER_ANCHORS: ByteSet = ByteSet::EMPTY.with(b':');
-
-/// Where the anchor sits in each marker; a partial marker without it is shorter.
-const MARKER_ANCHOR_OFFSET: usize = "untrusted-content".len();
-
-/// The longest run end that can still be a marker's beginning: the part before the
-/// anchor.
-pub(crate) const MARKER_RESYNC_LEN: usize = MARKER_ANCHOR_OFFSET;
-
-/// What the redactor decided about one byte.
-pub(crate) enum MarkerStep<'h> {
-    /// Emit these held bytes, then the byte itself belongs to the caller's run.
-    Pass(&'h [u8]),
-    /// Emit these held bytes; the byte is now held.
-    Hold(&'h [u8]),
-    /// A marker completed: emit the redaction instead of the held bytes and the byte.
-    Redact,
-}
-
-impl MarkerRedactor {
-    /// Whether nothing is held: the next byte can only start a marker.
-    #[inline]
-    pub(crate) fn is_idle(&self) -> bool {
-        self.held_len == 0
-    }
-
-    /// Feeds one byte of the cleaned text.
-    #[inline]
-    pub(crate) fn push(&mut self, b: u8) -> MarkerStep<'_> {
-        let mut keep = 0;
-        for (i, state) in self.states.iter_mut().enumerate() {
-            let pat = ENVELOPE_MARKERS.get(i).map_or(&[][..], |m| m.as_bytes());
-            let borders = MARKER_BORDERS.get(i).map_or(&[][..], |b| &b[..]);
-            let k = kmp_step(pat, borders, usize::from(*state), b);
-            if k >= pat.len() {
-                self.states = [0, 0];
-                self.held_len = 0;
-                return MarkerStep::Redact;
-            }
-            *state = u8::try_from(k).unwrap_or(0);
-            keep = keep.max(k);
-        }
-        if keep == 0 {
-            let len = self.held_len;
-            self.held_len = 0;
-            return MarkerStep::Pass(self.held.get(..len).unwrap_or_default());
-        }
-        // The bytes matched so far are the last `keep` bytes of (held + b); the ones
-        // before them can no longer be part of a marker and are released.
-        let release = self.held_len.saturating_add(1).saturating_sub(keep);
-        let release = release.min(self.held_len);
-        if let (Some(dst), Some(src)) = (self.released.get_mut(..release), self.held.get(..release))
-        {
-            dst.copy_from_slice(src);
-        }
-        self.held.copy_within(release..self.held_len, 0);
-        self.held_len = self.held_len.saturating_sub(release);
-        if let Some(slot) = self.held.get_mut(self.held_len) {
-            *slot = b;
-            self.held_len = self.held_len.saturating_add(1);
-        }
-        MarkerStep::Hold(self.released.get(..release).unwrap_or_default())
-    }
-
-    /// Re-enters the state after an idle redactor saw `run` (cleaned text without the
-    /// anchor byte, so no marker completes in it), given at least its last
-    /// [`MARKER_RESYNC_LEN`] bytes. Returns how many of its last bytes are now held
-    /// as a possible marker beginning; the caller emits the rest.
-    pub(crate) fn resync(&mut self, run: &[u8]) -> usize {
-        let tail = run
-            .get(run.len().saturating_sub(MARKER_RESYNC_LEN)..)
-            .unwrap_or_default();
-        // Both markers begin with the same anchor-free part; the longest suffix of
-        // the run that begins it is held. It starts with `u`, so only those are tried.
-        let common = ENVELOPE_MARKERS
-            .first()
-            .and_then(|m| m.as_bytes().get(..MARKER_RESYNC_LEN))
-            .unwrap_or_default();
-        let keep = (0..tail.len())
-            .filter(|&j| tail.get(j).is_some_and(|&b| b | 0x20 == b'u'))
-            .map(|j| tail.get(j..).unwrap_or_default())
-            .find(|suffix| {
-                common
-                    .get(..suffix.len())
-                    .is_some_and(|p| p.eq_ignore_ascii_case(suffix))
-            })
-            .map_or(0, <[u8]>::len);
-        if keep == 0 {
-            return 0;
-        }
-        // Infallible: keep <= MARKER_RESYNC_LEN < 256.
-        self.states = [u8::try_from(keep).unwrap_or(0); 2];
-        let held = tail
-            .get(tail.len().saturating_sub(keep)..)
-            .unwrap_or_default();
-        if let Some(dst) = self.held.get_mut(..held.len()) {
-            dst.copy_from_slice(held);
-            self.held_len = held.len();
-        }
-        self.held_len
-    }
-
-    /// The bytes still held at the end of the text: they were no marker.
-    pub(crate) fn flush(&mut self) -> &[u8] {
-        let len = self.held_len;
-        self.held_len = 0;
-        self.states = [0, 0];
-        self.held.get(..len).unwrap_or_default()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+    use std::string::String;
+    use std::vec::Vec;
 
     #[test]
     fn default_set_is_the_reference_census() {
         assert_eq!(LiteralSet::DEFAULT.literals(), &WRAPPER_FORGERY_LITERALS);
+        assert!(LiteralSet::DEFAULT.dense.is_some());
+        let trie = Trie::build(&WRAPPER_FORGERY_LITERALS, true).unwrap();
+        assert!(trie.len <= 256, "{}", trie.len);
+        assert!(Dense::build(&trie).is_some());
+        assert!(Dense::build(&Trie::build(&[], true).unwrap()).is_some());
     }
 
     #[test]
@@ -411,9 +656,10 @@ mod tests {
     }
 
     #[test]
-    fn kmp_handles_self_overlap() {
+    fn handles_self_overlap() {
         let lits = ["aab"];
         let set = LiteralSet::new(&lits).unwrap();
+        assert!(set.dense.is_none());
         assert_eq!(find_forgery("aaab", &set), Some("aab"));
         assert_eq!(find_forgery("aaba", &set), Some("aab"));
         assert_eq!(find_forgery("abab", &set), None);
@@ -434,5 +680,119 @@ mod tests {
             LiteralSet::new(&[long.as_str()]).unwrap_err(),
             LiteralSetError::TooLong(0)
         );
+        // The largest set fits: eight distinct 64-byte literals.
+        let lits: Vec<String> = (0..8u8)
+            .map(|i| {
+                (0..64u8)
+                    .map(|k| char::from(b'!' + (i * 7 + k) % 90))
+                    .collect()
+            })
+            .collect();
+        let refs: Vec<&str> = lits.iter().map(String::as_str).collect();
+        let set = LiteralSet::new(&refs).unwrap();
+        assert!(Trie::build(&refs, true).is_some());
+        assert_eq!(
+            find_forgery(&std::format!("zz{}", lits[5]), &set),
+            Some(refs[5])
+        );
+    }
+
+    /// Every literal of `lits` occurring in `text`, by lower-cased `contains`.
+    fn naive_mask(text: &[u8], lits: &[&str]) -> u8 {
+        let low = text.to_ascii_lowercase();
+        let mut mask = 0;
+        for (i, l) in lits.iter().enumerate() {
+            let l = l.as_bytes().to_ascii_lowercase();
+            if low.windows(l.len()).any(|w| w == l.as_slice()) {
+                mask |= 1 << i;
+            }
+        }
+        mask
+    }
+
+    /// Every literal found, by feeding every byte to the automaton.
+    fn automaton_mask<A: Automaton>(auto: &A, text: &[u8]) -> u8 {
+        let mut s = 0;
+        let mut found = 0;
+        for &b in text {
+            s = auto.step(s, b);
+            found |= (auto.info(s) & INFO_LITERALS) as u8;
+        }
+        found
+    }
+
+    /// Marker ends and held lengths, by the automaton and by the plain definition.
+    fn check_markers<A: Automaton>(auto: &A, text: &[u8]) {
+        let low = text.to_ascii_lowercase();
+        let mut s = 0;
+        for end in 1..=text.len() {
+            s = auto.step(s, text[end - 1]);
+            let info = auto.info(s);
+            let seen = &low[..end];
+            let ends = ENVELOPE_MARKERS
+                .iter()
+                .any(|m| seen.ends_with(m.as_bytes()));
+            assert_eq!(info & INFO_MARKER_END != 0, ends, "{:?}", seen);
+            let held = (1..=seen.len().min(23))
+                .rev()
+                .find(|&k| {
+                    ENVELOPE_MARKERS
+                        .iter()
+                        .any(|m| m.as_bytes().starts_with(&seen[seen.len() - k..]))
+                })
+                .unwrap_or(0);
+            assert_eq!(info_marker_depth(info), held, "{:?}", seen);
+        }
+    }
+
+    fn text_over(alphabet: &'static str) -> impl Strategy<Value = Vec<u8>> {
+        proptest::collection::vec(
+            proptest::sample::select(alphabet.as_bytes().to_vec()),
+            0..120,
+        )
+    }
+
+    proptest! {
+        #[test]
+        fn default_dfa_matches_plain_search(
+            parts in proptest::collection::vec(prop_oneof![
+                proptest::sample::select(std::vec![
+                    "</APPLICABLE-RULES>", "</applicable-rules", "## Applicable Rules (scoped",
+                    "## learnings index (selected", "</LEARNINGS-INDEX>", "</learnings-", "<", "#",
+                    "untrusted-content:", "start", "END", "untrusted", " ", "x",
+                ]).prop_map(String::from),
+                "[a-zA-Z<>/#: ()-]{0,6}",
+            ], 0..12)
+        ) {
+            let text = parts.concat();
+            let lits = &WRAPPER_FORGERY_LITERALS;
+            let expected = naive_mask(text.as_bytes(), lits);
+            let trie = Trie::build(lits, true).unwrap();
+            prop_assert_eq!(automaton_mask(&DEFAULT_DENSE, text.as_bytes()), expected);
+            prop_assert_eq!(automaton_mask(&trie, text.as_bytes()), expected);
+            check_markers(&DEFAULT_DENSE, text.as_bytes());
+            check_markers(&MARKER_DENSE, text.as_bytes());
+            let first = lits.iter().enumerate().find(|(i, _)| expected & (1 << i) != 0).map(|(_, l)| *l);
+            prop_assert_eq!(find_forgery(&text, &LiteralSet::DEFAULT), first);
+        }
+
+        #[test]
+        fn custom_sets_match_plain_search(
+            lits in proptest::collection::vec("[abAB:u]{1,5}|aab|abab|untrusted-c|t:end", 1..=8),
+            text in text_over("abAB:uUntrusedcot-: "),
+        ) {
+            let refs: Vec<&str> = lits.iter().map(String::as_str).collect();
+            let set = LiteralSet::new(&refs).unwrap();
+            let expected = naive_mask(&text, &refs);
+            let trie = Trie::build(&refs, true).unwrap();
+            prop_assert_eq!(automaton_mask(&trie, &text), expected);
+            check_markers(&trie, &text);
+            if let Some(dense) = Dense::build(&trie) {
+                prop_assert_eq!(automaton_mask(&dense, &text), expected);
+            }
+            let text = String::from_utf8(text).unwrap();
+            let first = refs.iter().enumerate().find(|(i, _)| expected & (1 << i) != 0).map(|(_, l)| *l);
+            prop_assert_eq!(find_forgery(&text, &set), first);
+        }
     }
 }

@@ -8,7 +8,8 @@ use core::fmt::{self, Write};
 
 use crate::class::{is_control, is_dangerous_invisible, is_stripped, is_variation_selector};
 use crate::forgery::{
-    LiteralMatcher, LiteralSet, MARKER_ANCHORS, MARKER_REDACTION, MarkerRedactor, MarkerStep,
+    AnyAutomaton, Automaton, INFO_LITERALS, INFO_MARKER_END, LiteralSet, MARKER_DENSE,
+    MARKER_FIRST, MARKER_REDACTION, MARKER_RESYNC_LEN, MARKER_STOPS, info_marker_depth,
 };
 use crate::reject::Rejection;
 use crate::scan::{ByteSet, Finder, Scanner, char_at};
@@ -130,9 +131,11 @@ trait Sink {
 struct Counter(usize);
 
 impl Sink for Counter {
+    #[inline(always)]
     fn push(&mut self, s: &[u8]) {
         self.0 = self.0.saturating_add(s.len());
     }
+    #[inline(always)]
     fn is_full(&self) -> bool {
         false
     }
@@ -145,16 +148,20 @@ struct CapWriter<'o> {
     len: usize,
     total: usize,
     cut: bool,
+    /// Report full once cut (the writing pass, whose count is known already); the
+    /// stream keeps counting to the end instead.
+    stop_when_cut: bool,
 }
 
 impl<'o> CapWriter<'o> {
-    fn new(out: &'o mut [u8], cap: usize) -> Self {
+    fn new(out: &'o mut [u8], cap: usize, stop_when_cut: bool) -> Self {
         CapWriter {
             out,
             cap,
             len: 0,
             total: 0,
             cut: false,
+            stop_when_cut,
         }
     }
 
@@ -169,6 +176,7 @@ impl<'o> CapWriter<'o> {
 }
 
 impl Sink for CapWriter<'_> {
+    #[inline]
     fn push(&mut self, s: &[u8]) {
         self.total = self.total.saturating_add(s.len());
         if self.cut {
@@ -186,26 +194,21 @@ impl Sink for CapWriter<'_> {
         };
         let end = self.len.saturating_add(take);
         if let (Some(dst), Some(src)) = (self.out.get_mut(self.len..end), s.get(..take)) {
-            dst.copy_from_slice(src);
+            if take <= 8 {
+                // Dense dirty text pushes many tiny runs: skip the memcpy call.
+                for (d, &b) in dst.iter_mut().zip(src) {
+                    *d = b;
+                }
+            } else {
+                dst.copy_from_slice(src);
+            }
             self.len = end;
         }
     }
+    #[inline(always)]
     fn is_full(&self) -> bool {
-        self.cut
+        self.stop_when_cut && self.cut
     }
-}
-
-/// The five steps over text arriving in pieces of whole code points.
-#[derive(Clone, Debug)]
-struct Engine<'l> {
-    literals: LiteralMatcher<'l>,
-    markers: MarkerRedactor,
-    /// The code point before the current piece in the original input.
-    prev: Option<char>,
-    /// While idle, the scan stops only where a code point may be dropped or on these
-    /// bytes (literal first bytes, the marker anchor).
-    anchors: ByteSet,
-    stops: &'l Finder,
 }
 
 /// Prose drops these ASCII bytes (controls but TAB and LF).
@@ -213,112 +216,263 @@ const fn is_dropped_ascii(b: u8) -> bool {
     (b < 0x20 && b != b'\t' && b != b'\n') || b == 0x7F
 }
 
-impl<'l> Engine<'l> {
-    fn new(literals: &'l LiteralSet<'l>) -> Self {
+/// Whether prose drops the non-ASCII code point `c`; `prev` yields its predecessor
+/// in the original input (needed for U+FE0F only).
+#[inline]
+fn drops_non_ascii(c: char, prev: impl FnOnce() -> Option<char>) -> bool {
+    if is_control(c) || is_dangerous_invisible(c) {
+        return true;
+    }
+    is_variation_selector(c) && is_stripped(c, if c == '\u{FE0F}' { prev() } else { None })
+}
+
+/// The five steps over text arriving in pieces of whole code points: drops code
+/// points, feeds the kept bytes to the automaton of literals and markers, holds the
+/// bytes that may still become a marker, and reports runs of kept text to a sink.
+#[derive(Clone, Debug)]
+struct Engine<'l, A: Automaton> {
+    auto: A,
+    state: u16,
+    /// Literals found so far (bit `i`: literal `i`).
+    found: u8,
+    /// Kept bytes that may begin a marker (the state's marker depth), not yet emitted.
+    held: [u8; 32],
+    held_len: usize,
+    /// The code point before the current piece in the original input.
+    prev: Option<char>,
+    /// Bytes where the idle scan stops: droppable lead bytes, literal first bytes, the
+    /// marker anchor.
+    stops: &'l Finder,
+    /// Literal first bytes (a non-ASCII one is a stop even when no attention).
+    first_bytes: ByteSet,
+    /// Whether any code point was dropped, any marker redacted.
+    dropped: bool,
+    redacted: bool,
+}
+
+impl<'l, A: Automaton> Engine<'l, A> {
+    fn new(auto: A, stops: &'l Finder, first_bytes: ByteSet) -> Self {
         Engine {
-            literals: LiteralMatcher::new(literals),
-            markers: MarkerRedactor::default(),
+            auto,
+            state: 0,
+            found: 0,
+            held: [0; 32],
+            held_len: 0,
             prev: None,
-            anchors: literals.first_bytes().union(MARKER_ANCHORS),
-            stops: literals.prose_stops(),
+            stops,
+            first_bytes,
+            dropped: false,
+            redacted: false,
         }
     }
 
-    fn is_idle(&self) -> bool {
-        self.literals.is_idle() && self.markers.is_idle()
+    /// Feeds one kept byte at `here` of the piece. Bytes of the piece before
+    /// `run_start` are emitted or held already; `run_start` moves past `b` when `b`
+    /// is held or redacted.
+    #[inline(always)]
+    fn feed(
+        &mut self,
+        bytes: &[u8],
+        b: u8,
+        here: usize,
+        run_start: &mut usize,
+        sink: &mut impl Sink,
+    ) {
+        let state = self.auto.step(self.state, b);
+        self.state = state;
+        let info = self.auto.info(state);
+        if info == 0 && self.held_len == 0 {
+            return;
+        }
+        self.feed_slow(bytes, b, here, info, run_start, sink);
+    }
+
+    #[inline(never)]
+    fn feed_slow(
+        &mut self,
+        bytes: &[u8],
+        b: u8,
+        here: usize,
+        info: u16,
+        run_start: &mut usize,
+        sink: &mut impl Sink,
+    ) {
+        // The low byte of the info word is the literal mask.
+        self.found |= (info & INFO_LITERALS) as u8;
+        let after = here.saturating_add(1);
+        if info & INFO_MARKER_END != 0 {
+            // The held bytes and this one are the marker.
+            if *run_start < here {
+                sink.push(bytes.get(*run_start..here).unwrap_or_default());
+            }
+            sink.push(MARKER_REDACTION.as_bytes());
+            self.held_len = 0;
+            self.redacted = true;
+            *run_start = after;
+            return;
+        }
+        let depth = info_marker_depth(info);
+        if self.held_len == 0 {
+            if depth > 0 {
+                // This byte begins a marker: the run before it is decided.
+                if *run_start < here {
+                    sink.push(bytes.get(*run_start..here).unwrap_or_default());
+                }
+                if let Some(slot) = self.held.first_mut() {
+                    *slot = b;
+                    self.held_len = 1;
+                }
+                *run_start = after;
+            }
+            return;
+        }
+        // The held bytes and `b`: the last `keep` stay held, the rest are released.
+        let total = self.held_len.saturating_add(1);
+        let keep = depth.min(total);
+        let release = total.saturating_sub(keep);
+        if keep == 0 {
+            sink.push(self.held.get(..self.held_len).unwrap_or_default());
+            self.held_len = 0;
+            // `b` joins a new run (nothing of the piece before it is pending).
+            *run_start = here;
+            return;
+        }
+        if release > 0 {
+            sink.push(self.held.get(..release).unwrap_or_default());
+            self.held.copy_within(release..self.held_len, 0);
+        }
+        let len = self.held_len.saturating_sub(release);
+        if let Some(slot) = self.held.get_mut(len) {
+            *slot = b;
+        }
+        self.held_len = len.saturating_add(1);
+        *run_start = after;
+    }
+
+    /// Re-enters the automaton after the idle scan skipped `bytes[from..at]`: kept
+    /// text without a literal's first byte or the marker anchor, so only a marker's
+    /// beginning (at most [`MARKER_RESYNC_LEN`] bytes) can be in progress.
+    #[inline]
+    fn resync(
+        &mut self,
+        bytes: &[u8],
+        from: usize,
+        at: usize,
+        run_start: &mut usize,
+        sink: &mut impl Sink,
+    ) {
+        let start = at.saturating_sub(MARKER_RESYNC_LEN).max(from);
+        let tail = bytes.get(start..at).unwrap_or_default();
+        let Some(first) = tail.iter().position(|&b| b | 0x20 == MARKER_FIRST) else {
+            return;
+        };
+        let mut state = 0u16;
+        for &b in tail.get(first..).unwrap_or_default() {
+            state = self.auto.step(state, b);
+        }
+        let info = self.auto.info(state);
+        self.found |= (info & INFO_LITERALS) as u8;
+        self.state = state;
+        let depth = info_marker_depth(info).min(tail.len());
+        if depth > 0 {
+            let held_from = at.saturating_sub(depth);
+            if *run_start < held_from {
+                sink.push(bytes.get(*run_start..held_from).unwrap_or_default());
+            }
+            let held = bytes.get(held_from..at).unwrap_or_default();
+            if let Some(dst) = self.held.get_mut(..held.len()) {
+                dst.copy_from_slice(held);
+                self.held_len = held.len();
+            }
+            *run_start = at;
+        }
     }
 
     /// Processes one piece of whole code points.
     fn push_str(&mut self, piece: &str, sink: &mut impl Sink) {
         let bytes = piece.as_bytes();
+        let len = bytes.len();
         let mut run_start = 0;
         let mut at = 0;
         // A scanner caches blocks of one piece, so each piece gets its own.
         let mut scanner = Scanner::new(self.stops);
-        while at < bytes.len() {
-            if self.is_idle() {
+        while at < len {
+            if self.state == 0 {
                 let from = at;
-                let anchors = self.anchors;
+                let first_bytes = self.first_bytes;
                 at = scanner.next(bytes, at, |i, b| {
-                    if anchors.contains(b) {
-                        true
-                    } else if b < 0x80 {
-                        is_dropped_ascii(b)
-                    } else {
-                        char_at(piece, i).is_some_and(|c| {
+                    // ASCII stops are all decisions (a dropped control, a literal's
+                    // first byte, the anchor); a multi-byte one may be kept.
+                    b < 0x80
+                        || first_bytes.contains(b)
+                        || char_at(piece, i).is_some_and(|c| {
                             is_dangerous_invisible(c) || is_variation_selector(c) || is_control(c)
                         })
-                    }
                 });
-                // bytes[from..at] are kept as they are and hold no anchor: the
-                // literal matchers stay idle, but a marker may have begun.
-                let held = self.markers.resync(bytes.get(from..at).unwrap_or_default());
-                if held > 0 {
-                    let run_end = at.saturating_sub(held);
-                    if run_start < run_end {
-                        sink.push(bytes.get(run_start..run_end).unwrap_or_default());
-                    }
-                    run_start = at;
+                if at > from {
+                    self.resync(bytes, from, at, &mut run_start, sink);
                 }
-                if at >= bytes.len() {
+                if at >= len {
                     break;
                 }
             }
-            let Some(c) = piece.get(at..).and_then(|s| s.chars().next()) else {
+            // A decision at `at`; then kept ASCII one byte at a time while the
+            // automaton is busy.
+            let Some(&b) = bytes.get(at) else {
                 break;
             };
-            let width = c.len_utf8();
-            let prev = if at == 0 {
-                self.prev
-            } else {
-                piece.get(..at).and_then(|s| s.chars().next_back())
-            };
-            let dropped = if c.is_ascii() {
-                is_dropped_ascii(c as u8)
-            } else {
-                is_stripped(c, prev) || is_control(c)
-            };
-            let end = at.saturating_add(width);
-            if dropped {
-                sink.push(bytes.get(run_start..at).unwrap_or_default());
-                run_start = end;
-                at = end;
-                continue;
-            }
-            for (i, &b) in bytes.get(at..end).unwrap_or_default().iter().enumerate() {
-                self.literals.push(b);
-                let here = at.saturating_add(i);
-                match self.markers.push(b) {
-                    MarkerStep::Pass(released) => {
-                        if !released.is_empty() {
-                            sink.push(released);
-                        }
+            if b < 0x80 {
+                if is_dropped_ascii(b) {
+                    if run_start < at {
+                        sink.push(bytes.get(run_start..at).unwrap_or_default());
                     }
-                    MarkerStep::Hold(released) => {
-                        // Bytes before this one were already decided; this one waits.
-                        if run_start < here {
-                            sink.push(bytes.get(run_start..here).unwrap_or_default());
+                    self.dropped = true;
+                    at = at.saturating_add(1);
+                    run_start = at;
+                    continue;
+                }
+                self.feed(bytes, b, at, &mut run_start, sink);
+                at = at.saturating_add(1);
+                while self.state != 0 {
+                    match bytes.get(at) {
+                        Some(&b) if b < 0x80 && !is_dropped_ascii(b) => {
+                            self.feed(bytes, b, at, &mut run_start, sink);
+                            at = at.saturating_add(1);
                         }
-                        if !released.is_empty() {
-                            sink.push(released);
-                        }
-                        run_start = here.saturating_add(1);
-                    }
-                    MarkerStep::Redact => {
-                        if run_start < here {
-                            sink.push(bytes.get(run_start..here).unwrap_or_default());
-                        }
-                        sink.push(MARKER_REDACTION.as_bytes());
-                        run_start = here.saturating_add(1);
+                        _ => break,
                     }
                 }
+            } else {
+                let Some(c) = char_at(piece, at) else {
+                    break;
+                };
+                let end = at.saturating_add(c.len_utf8());
+                let prev = self.prev;
+                let dropped = drops_non_ascii(c, || {
+                    if at == 0 {
+                        prev
+                    } else {
+                        piece.get(..at).and_then(|s| s.chars().next_back())
+                    }
+                });
+                if dropped {
+                    if run_start < at {
+                        sink.push(bytes.get(run_start..at).unwrap_or_default());
+                    }
+                    self.dropped = true;
+                    run_start = end;
+                } else {
+                    for (k, &b) in bytes.get(at..end).unwrap_or_default().iter().enumerate() {
+                        self.feed(bytes, b, at.saturating_add(k), &mut run_start, sink);
+                    }
+                }
+                at = end;
             }
-            at = end;
-            if sink.is_full() && self.literals.is_decided() {
+            if sink.is_full() {
                 break;
             }
         }
-        let end = at.min(bytes.len());
+        let end = at.min(len);
         if run_start < end {
             sink.push(bytes.get(run_start..end).unwrap_or_default());
         }
@@ -329,14 +483,10 @@ impl<'l> Engine<'l> {
 
     /// Ends the text: held bytes were no marker.
     fn finish(&mut self, sink: &mut impl Sink) {
-        let held = self.markers.flush();
-        if !held.is_empty() {
-            sink.push(held);
+        if self.held_len > 0 {
+            sink.push(self.held.get(..self.held_len).unwrap_or_default());
+            self.held_len = 0;
         }
-    }
-
-    fn forgery(&self) -> Option<&'l str> {
-        self.literals.first_found()
     }
 }
 
@@ -360,12 +510,26 @@ pub fn sanitize_prose_with<'a, 'o>(
     literals: &'a LiteralSet<'a>,
     out: &'o mut [u8],
 ) -> Result<Prose<'o>, ProseError<'a>> {
+    match literals.automaton() {
+        AnyAutomaton::Dense(d) => sanitize_on(d, text, field, max_bytes, literals, out),
+        AnyAutomaton::Trie(t) => sanitize_on(t, text, field, max_bytes, literals, out),
+    }
+}
+
+fn sanitize_on<'a, 'o, A: Automaton>(
+    auto: A,
+    text: &str,
+    field: &'a str,
+    max_bytes: usize,
+    literals: &'a LiteralSet<'a>,
+    out: &'o mut [u8],
+) -> Result<Prose<'o>, ProseError<'a>> {
     // First pass: the verdict and the length after redaction, writing nothing.
-    let mut engine = Engine::new(literals);
+    let mut engine = Engine::new(auto, literals.prose_stops(), literals.first_bytes());
     let mut counter = Counter(0);
     engine.push_str(text, &mut counter);
     engine.finish(&mut counter);
-    if let Some(literal) = engine.forgery() {
+    if let Some(literal) = literals.first_of(engine.found) {
         return Err(ProseError::Rejected(Rejection::forgery(field, literal)));
     }
     let original_bytes = counter.0;
@@ -382,11 +546,21 @@ pub fn sanitize_prose_with<'a, 'o>(
     if out.len() < needed {
         return Err(ProseError::BufferTooSmall(BufferTooSmall { needed }));
     }
-    // Second pass: write, stopping as soon as the cap is reached.
-    let mut engine = Engine::new(&LiteralSet::EMPTY);
-    let mut writer = CapWriter::new(out, max_bytes);
-    engine.push_str(text, &mut writer);
-    engine.finish(&mut writer);
+    // Second pass: write, stopping as soon as the cap is reached. Text the first
+    // pass left whole (nothing dropped or redacted) is its own result: a copy.
+    let mut writer = CapWriter::new(out, max_bytes, true);
+    if engine.dropped || engine.redacted {
+        let mut engine = Engine::new(&MARKER_DENSE, &MARKER_STOPS, ByteSet::EMPTY);
+        engine.push_str(text, &mut writer);
+        engine.finish(&mut writer);
+    } else {
+        let end = floor_char_boundary(text, max_bytes);
+        let body = text.as_bytes().get(..end).unwrap_or_default();
+        if let Some(dst) = writer.out.get_mut(..end) {
+            dst.copy_from_slice(body);
+            writer.len = end;
+        }
+    }
     if truncated {
         let mut note_buf = NoteBuf::default();
         let _ = write!(note_buf, "{note}");
@@ -473,7 +647,8 @@ impl core::error::Error for StreamError<'_> {}
 /// because a forgery anywhere rejects the record.
 pub struct ProseStream<'a, 'o> {
     field: &'a str,
-    engine: Engine<'a>,
+    literals: &'a LiteralSet<'a>,
+    engine: Engine<'a, AnyAutomaton<'a>>,
     utf8: Utf8Stream,
     writer: CapWriter<'o>,
 }
@@ -493,9 +668,14 @@ impl<'a, 'o> ProseStream<'a, 'o> {
         }
         Ok(ProseStream {
             field,
-            engine: Engine::new(literals),
+            literals,
+            engine: Engine::new(
+                literals.automaton(),
+                literals.prose_stops(),
+                literals.first_bytes(),
+            ),
             utf8: Utf8Stream::new(),
-            writer: CapWriter::new(buf, max_bytes),
+            writer: CapWriter::new(buf, max_bytes, false),
         })
     }
 
@@ -512,7 +692,7 @@ impl<'a, 'o> ProseStream<'a, 'o> {
     pub fn finish(mut self) -> Result<Prose<'o>, StreamError<'a>> {
         self.utf8.finish().map_err(StreamError::Utf8)?;
         self.engine.finish(&mut self.writer);
-        if let Some(literal) = self.engine.forgery() {
+        if let Some(literal) = self.literals.first_of(self.engine.found) {
             return Err(StreamError::Rejected(Rejection::forgery(
                 self.field, literal,
             )));

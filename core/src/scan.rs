@@ -78,6 +78,18 @@ impl ByteSet {
         ByteSet([a0 | b0, a1 | b1, a2 | b2, a3 | b3])
     }
 
+    /// Whether the set has a byte of 0x80 or above.
+    pub(crate) const fn has_non_ascii(&self) -> bool {
+        self.0[2] != 0 || self.0[3] != 0
+    }
+
+    /// Whether every member of `self` is in `other`.
+    pub(crate) const fn is_subset(&self, other: &ByteSet) -> bool {
+        let [a0, a1, a2, a3] = self.0;
+        let [b0, b1, b2, b3] = other.0;
+        a0 & !b0 == 0 && a1 & !b1 == 0 && a2 & !b2 == 0 && a3 & !b3 == 0
+    }
+
     /// Whether `b` is in the set.
     #[inline(always)]
     pub(crate) const fn contains(&self, b: u8) -> bool {
@@ -115,6 +127,9 @@ pub(crate) struct Finder {
     eq_len: usize,
     /// Too many bytes to compare one by one: every byte is a candidate.
     every: bool,
+    /// Non-ASCII members are lead bytes of attention code points and count only
+    /// where [`lead_may_attend`] holds (the next two bytes are tested too).
+    refined: bool,
 }
 
 impl Finder {
@@ -132,6 +147,7 @@ impl Finder {
             eq: [0; MAX_EQ],
             eq_len: 0,
             every: false,
+            refined: false,
         };
         let mut b = 0u8;
         loop {
@@ -159,6 +175,22 @@ impl Finder {
             b += 1;
         }
         f
+    }
+
+    /// This finder, reporting a non-ASCII member only where it may begin an
+    /// attention code point ([`lead_may_attend`]). Unchanged when the set has
+    /// non-ASCII bytes other than attention lead bytes.
+    pub(crate) const fn refined(self) -> Finder {
+        let mut f = self;
+        let non_ascii = ByteSet([0, 0, f.set.0[2], f.set.0[3]]);
+        f.refined = non_ascii.is_subset(&ByteSet::ATTENTION);
+        f
+    }
+
+    /// Whether the byte at `i` of `bytes`, a member of the set, is reported.
+    #[inline(always)]
+    fn reports(&self, bytes: &[u8], i: usize, b: u8) -> bool {
+        self.set.contains(b) && (b < 0x80 || !self.refined || lead_may_attend(bytes, i))
     }
 
     /// The set's ASCII members compared one by one.
@@ -227,36 +259,43 @@ impl Backend {
     #[inline]
     fn candidates(self, bytes: &[u8], from: usize, f: &Finder) -> Option<(usize, u64)> {
         let rest = bytes.get(from..)?;
-        let whole = rest.len() & !63;
-        let (blocks, tail) = rest.split_at(whole);
+        // A refined finder looks two bytes past each block.
+        let ahead = if f.refined { 2 } else { 0 };
+        let whole = rest.len().saturating_sub(ahead) & !63;
+        let blocks = rest.get(..whole).unwrap_or_default();
         let found = match self {
             Backend::Portable => portable_blocks(blocks, f),
             #[cfg(target_arch = "x86_64")]
             Backend::Sse2 => x86::sse2_blocks(blocks, f),
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx2 => x86::avx2_blocks(blocks, f),
+            Backend::Avx2 => {
+                let data = rest.get(..whole.saturating_add(ahead)).unwrap_or_default();
+                x86::avx2_blocks(data, whole, f)
+            }
         };
         if let Some((offset, mask)) = found {
             return Some((from.saturating_add(offset), mask));
         }
-        if tail.is_empty() {
-            return None;
+        // The rest (under 66 bytes) goes through padded copies with the portable
+        // test; bits past its end are masked off.
+        let mut base = whole;
+        while let Some(tail) = rest.get(base..).filter(|t| !t.is_empty()) {
+            let n = tail.len().min(64);
+            let mut block = [0u8; 64];
+            if let (Some(dst), Some(src)) = (block.get_mut(..n), tail.get(..n)) {
+                dst.copy_from_slice(src);
+            }
+            let mut mask = portable_block(&block, f);
+            if n < 64 {
+                // n < 64, so the shift is in range.
+                mask &= (1u64 << n).wrapping_sub(1);
+            }
+            if mask != 0 {
+                return Some((from.saturating_add(base), mask));
+            }
+            base = base.saturating_add(64);
         }
-        // The tail goes through a padded copy; bits past its end are masked off.
-        let mut block = [0u8; 64];
-        if let Some(dst) = block.get_mut(..tail.len()) {
-            dst.copy_from_slice(tail);
-        }
-        let mask = match self {
-            Backend::Portable => portable_block(&block, f),
-            #[cfg(target_arch = "x86_64")]
-            Backend::Sse2 => x86::sse2_blocks(&block, f).map_or(0, |(_, m)| m),
-            #[cfg(target_arch = "x86_64")]
-            Backend::Avx2 => x86::avx2_blocks(&block, f).map_or(0, |(_, m)| m),
-        };
-        // tail.len() < 64, so the shift is in range.
-        let mask = mask & (1u64 << tail.len()).wrapping_sub(1);
-        (mask != 0).then(|| (from.saturating_add(whole), mask))
+        None
     }
 }
 
@@ -325,7 +364,7 @@ impl<'f> Scanner<'f> {
                 let i = self.base.saturating_add(mask.trailing_zeros() as usize);
                 mask &= mask.wrapping_sub(1);
                 if let Some(&b) = bytes.get(i)
-                    && self.finder.set.contains(b)
+                    && self.finder.reports(bytes, i, b)
                     && confirm(i, b)
                 {
                     return i;
@@ -351,7 +390,33 @@ pub(crate) fn char_at(text: &str, i: usize) -> Option<char> {
 }
 
 /// Lead bytes of controls, table members and variation selectors.
-pub(crate) const ATTENTION: Finder = Finder::new(ByteSet::ATTENTION);
+pub(crate) static ATTENTION: Finder = Finder::new(ByteSet::ATTENTION).refined();
+
+/// Whether the byte at `i`, if it is one of the multi-byte attention lead bytes
+/// (0xC2, 0xE1, 0xE2, 0xE3, 0xEF, 0xF3), is followed by bytes that can make an
+/// attention code point: a C1 control or U+00AD, U+115F/U+1160/U+180E, U+200B–U+2069,
+/// U+3164, U+FE00–U+FEFF, the plane-14 tags and selectors. Other bytes, and bytes
+/// whose continuation lies past the end of `bytes`, answer `true` (conservative).
+#[inline]
+pub(crate) fn lead_may_attend(bytes: &[u8], i: usize) -> bool {
+    let (Some(&b0), Some(&b1)) = (bytes.get(i), bytes.get(i.wrapping_add(1))) else {
+        return true;
+    };
+    let b2 = bytes.get(i.wrapping_add(2)).copied();
+    match b0 {
+        0xC2 => matches!(b1, 0x80..=0x9F | 0xAD),
+        0xE1 => matches!(b1, 0x85 | 0xA0),
+        0xE2 => match b1 {
+            0x80 => b2.is_none_or(|t| matches!(t, 0x8B..=0x8D | 0xAA..=0xAE)),
+            0x81 => b2.is_none_or(|t| matches!(t, 0xA0..=0xA9)),
+            _ => false,
+        },
+        0xE3 => b1 == 0x85,
+        0xEF => matches!(b1, 0xB8 | 0xBB),
+        0xF3 => b1 == 0xA0,
+        _ => true,
+    }
+}
 
 /// The first code point of `text` needing attention — a control (Cc), a member of the
 /// dangerous-invisible table, or a variation selector (U+FE00–U+FE0F) — as its byte
@@ -493,11 +558,37 @@ mod tests {
         );
     }
 
-    /// Every position of the set, by the plain definition.
-    fn naive_all(bytes: &[u8], set: &ByteSet) -> Vec<usize> {
+    /// Every position the finder reports, by the plain definition.
+    fn naive_all(bytes: &[u8], f: &Finder) -> Vec<usize> {
         (0..bytes.len())
-            .filter(|&i| set.contains(bytes[i]))
+            .filter(|&i| {
+                f.set.contains(bytes[i])
+                    && (bytes[i] < 0x80 || !f.refined || lead_may_attend(bytes, i))
+            })
             .collect()
+    }
+
+    /// Each set as it is and refined.
+    fn finders() -> Vec<Finder> {
+        sets()
+            .into_iter()
+            .flat_map(|s| [Finder::new(s), Finder::new(s).refined()])
+            .collect()
+    }
+
+    #[test]
+    fn every_attention_code_point_passes_the_lead_rule() {
+        for c in '\0'..=char::MAX {
+            if needs_attention(c) {
+                let mut buf = [0u8; 4];
+                let enc = c.encode_utf8(&mut buf).as_bytes();
+                assert!(lead_may_attend(enc, 0), "{:X}", u32::from(c));
+            }
+        }
+        assert!(!lead_may_attend("—".as_bytes(), 0));
+        assert!(!lead_may_attend("\u{A0}".as_bytes(), 0));
+        assert!(lead_may_attend(&[0xE2, 0x80], 0));
+        assert!(lead_may_attend(&[0xE2], 0));
     }
 
     /// Every position of the set, by repeated scans on one backend and one scanner.
@@ -546,14 +637,13 @@ mod tests {
     fn every_length_and_alignment() {
         // Each byte value, at each position of each length, at each alignment.
         let mut buf = [b'a'; 64 * 4 + 64];
-        for set in sets() {
-            let f = Finder::new(set);
+        for f in finders() {
             for backend in Backend::available() {
                 for align in 0..64 {
                     for len in 0..=(64 * 3) {
                         let hay = &mut buf[align..align + len];
                         hay.fill(b'.');
-                        assert_eq!(scanned_all(hay, &f, backend), naive_all(hay, &set));
+                        assert_eq!(scanned_all(hay, &f, backend), naive_all(hay, &f));
                         if len == 0 {
                             continue;
                         }
@@ -563,7 +653,7 @@ mod tests {
                         hay[len - 1] = VALUES[(align + 2 * len) % VALUES.len()];
                         assert_eq!(
                             scanned_all(hay, &f, backend),
-                            naive_all(hay, &set),
+                            naive_all(hay, &f),
                             "{backend:?} align {align} len {len} pos {pos}"
                         );
                     }
@@ -574,15 +664,14 @@ mod tests {
 
     #[test]
     fn every_byte_value_in_every_lane() {
-        for set in sets() {
-            let f = Finder::new(set);
+        for f in finders() {
             for backend in Backend::available() {
                 for lane in 0..64 {
                     for v in 0..=255u8 {
                         let mut hay = [b'.'; 130];
                         hay[lane] = v;
                         hay[lane + 64] = v;
-                        assert_eq!(scanned_all(&hay, &f, backend), naive_all(&hay, &set));
+                        assert_eq!(scanned_all(&hay, &f, backend), naive_all(&hay, &f));
                     }
                 }
             }
@@ -593,12 +682,29 @@ mod tests {
         #[test]
         fn backends_agree_on_random_bytes(
             bytes in proptest::collection::vec(any::<u8>(), 0..600),
-            set_index in 0usize..6,
+            set_index in 0usize..12,
             from in 0usize..700,
         ) {
-            let set = sets()[set_index];
-            let f = Finder::new(set);
-            let naive = naive_all(&bytes, &set);
+            let f = finders()[set_index];
+            let naive = naive_all(&bytes, &f);
+            for backend in Backend::available() {
+                prop_assert_eq!(&scanned_all(&bytes, &f, backend), &naive);
+                let first = naive.iter().copied().find(|&i| i >= from).unwrap_or(bytes.len());
+                prop_assert_eq!(Scanner::with_backend(&f, backend).next(&bytes, from, |_, _| true), first);
+            }
+        }
+
+        #[test]
+        fn refined_backends_agree_on_lead_byte_soup(
+            bytes in proptest::collection::vec(proptest::sample::select(std::vec![
+                0xC2u8, 0xE1, 0xE2, 0xE3, 0xEF, 0xF3, 0x80, 0x81, 0x85, 0x8B, 0x8D, 0x8E, 0x94,
+                0x9F, 0xA0, 0xA5, 0xA6, 0xA9, 0xAA, 0xAE, 0xAF, 0xAD, 0xB8, 0xBB, 0xBF, b'a', b':',
+            ]), 0..400),
+            set_index in 0usize..6,
+            from in 0usize..420,
+        ) {
+            let f = Finder::new(sets()[set_index]).refined();
+            let naive = naive_all(&bytes, &f);
             for backend in Backend::available() {
                 prop_assert_eq!(&scanned_all(&bytes, &f, backend), &naive);
                 let first = naive.iter().copied().find(|&i| i >= from).unwrap_or(bytes.len());

@@ -17,7 +17,7 @@ const STRIP_ATTENTION: ByteSet = ByteSet::EMPTY
     .with(0xF3);
 
 /// [`STRIP_ATTENTION`] prepared for the block scan.
-static STRIP_FINDER: Finder = Finder::new(STRIP_ATTENTION);
+static STRIP_FINDER: Finder = Finder::new(STRIP_ATTENTION).refined();
 
 /// Whether the code point at `i` may be dropped (a table member or a selector).
 #[inline]

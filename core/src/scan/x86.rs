@@ -6,9 +6,9 @@
 use core::arch::x86_64::{
     __m128i, __m256i, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_loadu_si128, _mm_movemask_epi8,
     _mm_or_si128, _mm_set_epi64x, _mm_set1_epi8, _mm_setzero_si128, _mm256_and_si256,
-    _mm256_broadcastsi128_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8,
-    _mm256_or_si256, _mm256_set1_epi8, _mm256_shuffle_epi8, _mm256_srli_epi16, _mm256_testz_si256,
-    _mm256_xor_si256,
+    _mm256_broadcastsi128_si256, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_loadu_si256,
+    _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8, _mm256_shuffle_epi8,
+    _mm256_srli_epi16, _mm256_sub_epi8, _mm256_testz_si256, _mm256_xor_si256,
 };
 
 use super::{Backend, Finder};
@@ -84,16 +84,58 @@ unsafe fn sse2_blocks_unchecked(blocks: &[u8], f: &Finder) -> Option<(usize, u64
     None
 }
 
-/// The first 64-byte block of `blocks` with a member of the set, by 32-byte AVX2
-/// vectors; SSE2 when the CPU lacks AVX2.
+/// The first 64-byte block of the first `whole` bytes of `data` with a member of the
+/// set, by 32-byte AVX2 vectors; SSE2 when the CPU lacks AVX2. For a refined finder
+/// `data` holds two more bytes after the blocks (read as the last lanes' next bytes).
 #[inline]
-pub(super) fn avx2_blocks(blocks: &[u8], f: &Finder) -> Option<(usize, u64)> {
+pub(super) fn avx2_blocks(data: &[u8], whole: usize, f: &Finder) -> Option<(usize, u64)> {
     if cpuid_avx2::get() {
         // SAFETY: the CPU has AVX2 (checked just above).
-        unsafe { avx2_blocks_unchecked(blocks, f) }
+        unsafe { avx2_blocks_unchecked(data, whole, f) }
     } else {
-        sse2_blocks(blocks, f)
+        sse2_blocks(data.get(..whole).unwrap_or_default(), f)
     }
+}
+
+/// `x == c` per byte.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn eq(x: __m256i, c: u8) -> __m256i {
+    _mm256_cmpeq_epi8(x, _mm256_set1_epi8(c as i8))
+}
+
+/// `lo <= x <= hi` per byte, unsigned.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn within(x: __m256i, lo: u8, hi: u8) -> __m256i {
+    let d = _mm256_sub_epi8(x, _mm256_set1_epi8(lo as i8));
+    _mm256_cmpeq_epi8(
+        _mm256_min_epu8(d, _mm256_set1_epi8(hi.wrapping_sub(lo) as i8)),
+        d,
+    )
+}
+
+/// 0xFF where byte `v` is an attention lead byte whose next bytes `s`, `t` (the same
+/// lanes of the vectors loaded one and two bytes further) pass `lead_may_attend`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn lead_pairs(v: __m256i, s: __m256i, t: __m256i) -> __m256i {
+    let or = _mm256_or_si256;
+    let and = _mm256_and_si256;
+    let c2 = and(eq(v, 0xC2), or(within(s, 0x80, 0x9F), eq(s, 0xAD)));
+    let e1 = and(eq(v, 0xE1), or(eq(s, 0x85), eq(s, 0xA0)));
+    let t80 = or(within(t, 0x8B, 0x8D), within(t, 0xAA, 0xAE));
+    let e2 = and(
+        eq(v, 0xE2),
+        or(
+            and(eq(s, 0x80), t80),
+            and(eq(s, 0x81), within(t, 0xA0, 0xA9)),
+        ),
+    );
+    let e3 = and(eq(v, 0xE3), eq(s, 0x85));
+    let ef = and(eq(v, 0xEF), or(eq(s, 0xB8), eq(s, 0xBB)));
+    let f3 = and(eq(v, 0xF3), eq(s, 0xA0));
+    or(or(or(c2, e1), or(e2, e3)), or(ef, f3))
 }
 
 /// Exact membership of each byte of `v` (0xFF where a member): the low nibble picks a
@@ -116,30 +158,64 @@ fn truffle(v: __m256i, lo: __m256i, hi: __m256i, bits: __m256i) -> __m256i {
 ///
 /// * The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
-unsafe fn avx2_blocks_unchecked(blocks: &[u8], f: &Finder) -> Option<(usize, u64)> {
+unsafe fn avx2_blocks_unchecked(data: &[u8], whole: usize, f: &Finder) -> Option<(usize, u64)> {
     let lo = _mm256_broadcastsi128_si256(table(f.lo));
     let hi = _mm256_broadcastsi128_si256(table(f.hi));
     let bits = _mm256_broadcastsi128_si256(table([
         1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128,
     ]));
-    for (k, chunk) in blocks.chunks_exact(64).enumerate() {
-        let (a, b) = chunk.split_at(32);
-        // SAFETY: `a` and `b` are 32 readable bytes each and `loadu` has no alignment
+    let ahead = if f.refined { 2 } else { 0 };
+    let mut p = 0usize;
+    while p < whole {
+        let end = p.saturating_add(64);
+        let Some(w) = data.get(p..end.saturating_add(ahead)) else {
+            break;
+        };
+        // SAFETY: `w` has at least 64 readable bytes and `loadu` has no alignment
         // requirement.
         let (va, vb) = unsafe {
             (
-                _mm256_loadu_si256(a.as_ptr().cast()),
-                _mm256_loadu_si256(b.as_ptr().cast()),
+                _mm256_loadu_si256(w.as_ptr().cast()),
+                _mm256_loadu_si256(w.as_ptr().add(32).cast()),
             )
         };
-        let ha = truffle(va, lo, hi, bits);
-        let hb = truffle(vb, lo, hi, bits);
+        let mut ha = truffle(va, lo, hi, bits);
+        let mut hb = truffle(vb, lo, hi, bits);
         let any = _mm256_or_si256(ha, hb);
         if _mm256_testz_si256(any, any) == 0 {
+            if f.refined {
+                let non_ascii = _mm256_or_si256(va, vb);
+                let lead = _mm256_and_si256(any, non_ascii);
+                if _mm256_movemask_epi8(lead) != 0 {
+                    // SAFETY: a refined finder's `w` has 66 readable bytes, so the
+                    // loads at offsets 1, 2, 33 and 34 read 32 bytes each within it.
+                    let (sa, ta, sb, tb) = unsafe {
+                        let at = w.as_ptr();
+                        (
+                            _mm256_loadu_si256(at.add(1).cast()),
+                            _mm256_loadu_si256(at.add(2).cast()),
+                            _mm256_loadu_si256(at.add(33).cast()),
+                            _mm256_loadu_si256(at.add(34).cast()),
+                        )
+                    };
+                    let minus_one = _mm256_set1_epi8(-1);
+                    // Keep ASCII members, and non-ASCII ones whose pair passes.
+                    let keep_a =
+                        _mm256_or_si256(_mm256_cmpgt_epi8(va, minus_one), lead_pairs(va, sa, ta));
+                    let keep_b =
+                        _mm256_or_si256(_mm256_cmpgt_epi8(vb, minus_one), lead_pairs(vb, sb, tb));
+                    ha = _mm256_and_si256(ha, keep_a);
+                    hb = _mm256_and_si256(hb, keep_b);
+                }
+            }
             let ma = u64::from(_mm256_movemask_epi8(ha) as u32);
             let mb = u64::from(_mm256_movemask_epi8(hb) as u32);
-            return Some((k.saturating_mul(64), ma | (mb << 32)));
+            let mask = ma | (mb << 32);
+            if mask != 0 {
+                return Some((p, mask));
+            }
         }
+        p = end;
     }
     None
 }
