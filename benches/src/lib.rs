@@ -426,9 +426,16 @@ impl Scratch {
         let bytes = text.as_bytes();
         match op {
             Op::Memcpy => {
-                self.out.resize(bytes.len().max(self.out.len()), 0);
-                self.out[..bytes.len()].copy_from_slice(bytes);
-                self.out[bytes.len() / 2] as usize
+                // The destination gets the source's alignment within a cache line:
+                // `rep movsb` copies with mismatched alignments several times slower
+                // on some CPUs (seen: 3 GB/s instead of 14 on pieces of mixed text,
+                // whose starts move by the few bytes of a split code point).
+                self.out.resize((bytes.len() + 64).max(self.out.len()), 0);
+                let src = bytes.as_ptr() as usize % 64;
+                let dst = self.out.as_ptr() as usize % 64;
+                let off = (src + 64 - dst) % 64;
+                self.out[off..off + bytes.len()].copy_from_slice(bytes);
+                self.out[off + bytes.len() / 2] as usize
             }
             Op::FromUtf8 => core::str::from_utf8(bytes).map_or(0, str::len),
             Op::Scan => airlock_core::first_attention(text).map_or(usize::MAX, |(i, _)| i),

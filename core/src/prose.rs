@@ -200,7 +200,7 @@ impl Sink for CapWriter<'_> {
                     *d = b;
                 }
             } else {
-                dst.copy_from_slice(src);
+                crate::scan::copy(dst, src);
             }
             self.len = end;
         }
@@ -548,6 +548,13 @@ fn sanitize_on<'a, 'o, A: Automaton>(
     }
     // Second pass: write, stopping as soon as the cap is reached. Text the first
     // pass left whole (nothing dropped or redacted) is its own result: a copy.
+    if !(engine.dropped || engine.redacted || truncated) {
+        return Ok(Prose {
+            text: crate::scan::copy_str(out, text).unwrap_or_default(),
+            truncated,
+            original_bytes,
+        });
+    }
     let mut writer = CapWriter::new(out, max_bytes, true);
     if engine.dropped || engine.redacted {
         let mut engine = Engine::new(&MARKER_DENSE, &MARKER_STOPS, ByteSet::EMPTY);
@@ -556,10 +563,8 @@ fn sanitize_on<'a, 'o, A: Automaton>(
     } else {
         let end = floor_char_boundary(text, max_bytes);
         let body = text.as_bytes().get(..end).unwrap_or_default();
-        if let Some(dst) = writer.out.get_mut(..end) {
-            dst.copy_from_slice(body);
-            writer.len = end;
-        }
+        crate::scan::copy(writer.out, body);
+        writer.len = body.len();
     }
     if truncated {
         let mut note_buf = NoteBuf::default();

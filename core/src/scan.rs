@@ -448,6 +448,33 @@ pub(crate) fn to_str(bytes: &[u8]) -> Result<&str, core::str::Utf8Error> {
     core::str::from_utf8(bytes)
 }
 
+/// Copies `src` to the start of `dst`; nothing when `dst` is shorter. Long copies
+/// use vector moves that do not depend on the two buffers' relative alignment.
+#[inline]
+pub(crate) fn copy(dst: &mut [u8], src: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    if src.len() >= 256 && !FORCE_PORTABLE.load(Ordering::Relaxed) && x86::copy(dst, src) {
+        return;
+    }
+    if let Some(dst) = dst.get_mut(..src.len()) {
+        dst.copy_from_slice(src);
+    }
+}
+
+/// Copies `text` to the start of `dst` and returns the copy as text (`None` when
+/// `dst` is shorter). A byte-for-byte copy of a `str` is UTF-8, so it is not
+/// validated again.
+#[allow(unsafe_code)]
+pub(crate) fn copy_str<'o>(dst: &'o mut [u8], text: &str) -> Option<&'o str> {
+    let dst = dst.get_mut(..text.len())?;
+    copy(dst, text.as_bytes());
+    let copied: &'o [u8] = dst;
+    debug_assert_eq!(copied, text.as_bytes());
+    // SAFETY: `copied` holds exactly the bytes of `text` (copied just above into a
+    // buffer of its length), and `text` is a `str`, so they are valid UTF-8.
+    Some(unsafe { core::str::from_utf8_unchecked(copied) })
+}
+
 static FORCE_PORTABLE: AtomicBool = AtomicBool::new(false);
 
 /// Makes every later scan use the portable SWAR backend (`true`) or the best one the

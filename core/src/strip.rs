@@ -130,17 +130,47 @@ pub fn strip_into<'o>(text: &str, out: &'o mut [u8]) -> Result<&'o str, BufferTo
             return Err(BufferTooSmall { needed });
         }
     }
-    let mut len = 0usize;
-    for run in strip_invisibles(text) {
-        let end = len.saturating_add(run.len());
-        if let Some(dst) = out.get_mut(len..end) {
-            dst.copy_from_slice(run.as_bytes());
+    let bytes = text.as_bytes();
+    let mut scanner = Scanner::new(&STRIP_FINDER);
+    let (mut len, mut run_start, mut at) = (0usize, 0usize, 0usize);
+    loop {
+        at = scanner.next(bytes, at, |i, _| may_strip_at(text, i));
+        let Some(c) = char_at(text, at) else {
+            break;
+        };
+        let end = at.saturating_add(c.len_utf8());
+        let prev = || text.get(..at).and_then(|s| s.chars().next_back());
+        if is_stripped(c, if c == '\u{FE0F}' { prev() } else { None }) {
+            len = push_run(out, len, bytes.get(run_start..at).unwrap_or_default());
+            run_start = end;
         }
-        len = end;
+        at = end;
     }
+    if run_start == 0 {
+        // Nothing dropped: the result is the text, copied.
+        return Ok(crate::scan::copy_str(out, text).unwrap_or_default());
+    }
+    len = push_run(out, len, bytes.get(run_start..).unwrap_or_default());
     let written = out.get(..len).unwrap_or_default();
     // Infallible: whole runs of a `str` were copied.
     Ok(crate::scan::to_str(written).unwrap_or_default())
+}
+
+/// Appends `run` to `out` at `len`; returns the new length. Short runs (dense dirty
+/// text) are copied byte by byte, without a call per run.
+#[inline(always)]
+fn push_run(out: &mut [u8], len: usize, run: &[u8]) -> usize {
+    let end = len.saturating_add(run.len());
+    if let Some(dst) = out.get_mut(len..end) {
+        if run.len() <= 16 {
+            for (d, &b) in dst.iter_mut().zip(run) {
+                *d = b;
+            }
+        } else {
+            crate::scan::copy(dst, run);
+        }
+    }
+    end
 }
 
 /// Strip over a byte stream fed in chunks of any size, in constant memory.

@@ -3,6 +3,7 @@
 use crate::class::{is_control, is_dangerous_invisible};
 use crate::forgery::{self, LiteralSet};
 use crate::reject::{Reason, Rejection};
+use crate::scan::{ATTENTION, Scanner, char_at};
 
 /// Largest accepted `description` scalar, in UTF-8 bytes (a reject bound, not a cut).
 pub const DESCRIPTION_MAX_BYTES: usize = 512;
@@ -90,13 +91,32 @@ pub fn check_machine_token<'a>(
 /// `assertNoControlChars`: no control character anywhere, then no dangerous invisible.
 /// Orphan variation selectors are not rejected here. Empty passes.
 pub fn check_no_control<'a>(value: &'a str, field: &'a str) -> Result<&'a str, Rejection<'a>> {
-    if value.chars().any(is_control) {
-        return Err(Rejection::new(field, Reason::Control, value));
+    match first_control_or_invisible(value) {
+        (true, _) => Err(Rejection::new(field, Reason::Control, value)),
+        (false, Some(c)) => Err(Rejection::new(field, Reason::Invisible(c), value)),
+        (false, None) => Ok(value),
     }
-    if let Some(c) = value.chars().find(|&c| is_dangerous_invisible(c)) {
-        return Err(Rejection::new(field, Reason::Invisible(c), value));
-    }
-    Ok(value)
+}
+
+/// Whether `value` has a control, and its first dangerous invisible, by one block
+/// scan over the attention lead bytes (clean text is skipped many bytes at a time).
+fn first_control_or_invisible(value: &str) -> (bool, Option<char>) {
+    let mut invisible = None;
+    let mut control = false;
+    Scanner::new(&ATTENTION).next(value.as_bytes(), 0, |i, _| {
+        let Some(c) = char_at(value, i) else {
+            return false;
+        };
+        if is_control(c) {
+            control = true;
+            return true;
+        }
+        if invisible.is_none() && is_dangerous_invisible(c) {
+            invisible = Some(c);
+        }
+        false
+    });
+    (control, invisible)
 }
 
 /// `assertSafeDescription`: [`check_no_control`] as `description`, then the default
@@ -127,13 +147,11 @@ pub fn check_safe_glob(value: &str) -> Result<&str, Rejection<'_>> {
     if value.contains('"') {
         return Err(Rejection::new(FIELD, Reason::DoubleQuote, value));
     }
-    if value.chars().any(is_control) {
-        return Err(Rejection::new(FIELD, Reason::GlobControl, value));
+    match first_control_or_invisible(value) {
+        (true, _) => Err(Rejection::new(FIELD, Reason::GlobControl, value)),
+        (false, Some(c)) => Err(Rejection::new(FIELD, Reason::GlobInvisible(c), value)),
+        (false, None) => Ok(value),
     }
-    if let Some(c) = value.chars().find(|&c| is_dangerous_invisible(c)) {
-        return Err(Rejection::new(FIELD, Reason::GlobInvisible(c), value));
-    }
-    Ok(value)
 }
 
 #[cfg(test)]
@@ -154,6 +172,18 @@ mod tests {
             assert_eq!(Shape::from_pattern(shape.pattern()), Some(shape));
         }
         assert_eq!(Shape::from_pattern("^x$"), None);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn scans_match_char_walks(v in "[a-z\"\u{0}-\u{1f}\u{7f}-\u{a0}\u{ad}\u{200b}-\u{2070}\u{fe00}-\u{feff}\u{e0000}-\u{e01ef}—é]{0,80}") {
+            let control = v.chars().any(is_control);
+            let invisible = v.chars().find(|&c| is_dangerous_invisible(c));
+            proptest::prop_assert_eq!(first_control_or_invisible(&v), (control, if control { first_control_or_invisible(&v).1 } else { invisible }));
+            if !control {
+                proptest::prop_assert_eq!(first_control_or_invisible(&v).1, invisible);
+            }
+        }
     }
 
     #[test]

@@ -102,8 +102,12 @@ fn main() -> ExitCode {
         "{:<58} {:>9} {:>9} {:>8} {:>8}  verdict",
         "ratio (A / B)", "A GB/s", "B GB/s", "ratio", "floor"
     );
+    let filter = std::env::var("GATE_FILTER").unwrap_or_default();
     let mut failed = false;
     let mut check = |bench: &mut Bench, label: &str, a: Side, b: Side, floor: f64, gated: bool| {
+        if !label.contains(filter.as_str()) {
+            return;
+        }
         let (ta, tb) = bench.pair(&a, &b);
         let ratio = ta / tb;
         let ok = ratio >= floor;
