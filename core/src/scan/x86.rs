@@ -284,7 +284,12 @@ unsafe fn copy_unchecked(dst: &mut [u8], src: &[u8]) {
     let mut s = sr.chunks_exact(32);
     for (dc, sc) in (&mut d).zip(&mut s) {
         // SAFETY: both chunks are 32 bytes; no alignment requirement.
-        unsafe { _mm256_storeu_si256(dc.as_mut_ptr().cast(), _mm256_loadu_si256(sc.as_ptr().cast())) };
+        unsafe {
+            _mm256_storeu_si256(
+                dc.as_mut_ptr().cast(),
+                _mm256_loadu_si256(sc.as_ptr().cast()),
+            )
+        };
     }
     let dr = d.into_remainder();
     dr.copy_from_slice(s.remainder().get(..dr.len()).unwrap_or_default());

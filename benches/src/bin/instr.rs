@@ -1,0 +1,47 @@
+//! Runs one operation once over 1 MiB of one kind of text, for instruction counts
+//! under `valgrind --tool=callgrind` (see `benches/callgrind.sh`, which subtracts a
+//! run with `0` repetitions to leave the operation's own instructions).
+//!
+//! `instr <op> <kind> <repetitions>`
+#![allow(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::arithmetic_side_effects
+)]
+
+use std::hint::black_box;
+
+use airlock_benches::{Kind, Op, Pool, Scratch};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let ops = [
+        Op::Memcpy,
+        Op::Scan,
+        Op::Strip,
+        Op::Sanitize,
+        Op::NaiveSanitize,
+    ];
+    let op = ops
+        .into_iter()
+        .find(|o| Some(o.name()) == args.first().map(String::as_str))
+        .unwrap_or(Op::Sanitize);
+    let kind = Kind::ALL
+        .into_iter()
+        .find(|k| Some(k.name()) == args.get(1).map(String::as_str))
+        .unwrap_or(Kind::Mixed);
+    let reps: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
+    if std::env::var_os("AIRLOCK_FORCE_PORTABLE").is_some_and(|v| v != "0") {
+        airlock_core::scan::force_portable(true);
+    }
+    let pool = Pool::with_len(kind, 1 << 20);
+    let text = pool.first(1 << 20);
+    let mut scratch = Scratch::default();
+    // Buffers sized outside the counted part.
+    black_box(scratch.run(Op::Memcpy, text));
+    let mut acc = 0;
+    for _ in 0..reps {
+        acc += scratch.run(op, black_box(text));
+    }
+    println!("{} {} {} {}", op.name(), kind.name(), text.len(), acc);
+}
