@@ -249,7 +249,15 @@ mod tests {
         for c in ['\t', '\n', '\r', ' ', 'a', '\u{A0}', '\u{200E}', '😀'] {
             assert!(!is_dangerous(c), "{c:?}");
         }
-        for c in ['\0', '\u{1B}', '\u{7F}', '\u{85}', '\u{200B}', '\u{202E}', '\u{E0041}'] {
+        for c in [
+            '\0',
+            '\u{1B}',
+            '\u{7F}',
+            '\u{85}',
+            '\u{200B}',
+            '\u{202E}',
+            '\u{E0041}',
+        ] {
             assert!(is_dangerous(c), "{c:?}");
         }
     }
