@@ -92,14 +92,10 @@ impl ByteSet {
 
     /// Whether `b` is in the set.
     #[inline(always)]
+    #[allow(clippy::indexing_slicing)]
     pub(crate) const fn contains(&self, b: u8) -> bool {
-        let [w0, w1, w2, w3] = self.0;
-        let word = match b >> 6 {
-            0 => w0,
-            1 => w1,
-            2 => w2,
-            _ => w3,
-        };
+        // An index (0 to 3) rather than a `match`, which may become a jump table.
+        let word = self.0[(b >> 6) as usize & 3];
         word & (1u64 << (b & 63)) != 0
     }
 }
@@ -475,6 +471,136 @@ pub(crate) fn copy_str<'o>(dst: &'o mut [u8], text: &str) -> Option<&'o str> {
     Some(unsafe { core::str::from_utf8_unchecked(copied) })
 }
 
+/// How a dense drop region packs the bytes it keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Compactor {
+    /// `vpcompressb`: a 64-byte block in one instruction (AVX-512 VBMI2).
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+    /// `pext` over 8-byte words (BMI2); the masks still come from AVX2.
+    #[cfg(target_arch = "x86_64")]
+    Bmi2,
+}
+
+/// Which code points a [`Dropper`] removes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DropRule {
+    /// Table members and orphan selectors (strip; controls are kept).
+    Strip,
+    /// Those and controls but TAB and LF (prose).
+    Prose,
+}
+
+/// Bytes of text after a dense drop region's 64-byte block that it reads.
+const DROP_AHEAD: usize = 4;
+
+/// Dense drop regions: where dropped code points are close together, one 64-byte
+/// block at a time gets a mask of the bytes to drop (by SIMD compares of each byte
+/// and the three after it) and the kept bytes are packed, instead of one scanner stop,
+/// decode and run copy per dropped code point.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Dropper {
+    rule: DropRule,
+    compactor: Option<Compactor>,
+}
+
+impl Dropper {
+    /// A dropper for `rule` on the best compactor of this CPU (none when forced
+    /// portable or without AVX2 and BMI2: [`Dropper::block`] then always declines).
+    #[inline]
+    pub(crate) fn new(rule: DropRule) -> Self {
+        let compactor = if FORCE_PORTABLE.load(Ordering::Relaxed) {
+            None
+        } else {
+            match detect_compactor() {
+                #[cfg(target_arch = "x86_64")]
+                Some(Compactor::Avx512) if FORCE_AVX2.load(Ordering::Relaxed) => {
+                    Some(Compactor::Bmi2)
+                }
+                other => other,
+            }
+        };
+        Dropper { rule, compactor }
+    }
+
+    /// A dropper on a given compactor (for tests).
+    #[cfg(test)]
+    pub(crate) const fn with_compactor(rule: DropRule, compactor: Option<Compactor>) -> Self {
+        Dropper { rule, compactor }
+    }
+
+    /// Every compactor this CPU runs, and none (for tests).
+    #[cfg(test)]
+    pub(crate) fn available() -> std::vec::Vec<Option<Compactor>> {
+        let mut all = std::vec![None];
+        #[cfg(target_arch = "x86_64")]
+        match detect_compactor() {
+            Some(Compactor::Avx512) => {
+                all.push(Some(Compactor::Bmi2));
+                all.push(Some(Compactor::Avx512));
+            }
+            Some(Compactor::Bmi2) => all.push(Some(Compactor::Bmi2)),
+            None => {}
+        }
+        all
+    }
+
+    /// Processes the block of text starting at `at` (a code-point boundary after the
+    /// first byte of `text`): writes its kept bytes to the start of `out` and returns
+    /// how many bytes of text it consumed (61 to 64, ending on a code-point boundary)
+    /// and how many it wrote. `None`, writing nothing, when the block cannot be decided
+    /// here: too close to the end of `text`, a U+FE0F after a non-ASCII code point
+    /// (whether it is kept depends on that code point), `out` too short, or no
+    /// compactor.
+    #[inline]
+    pub(crate) fn block(&self, text: &[u8], at: usize, out: &mut [u8]) -> Option<(usize, usize)> {
+        self.marked_block(text, at, None, out)
+            .map(|(consumed, kept, _)| (consumed, kept))
+    }
+
+    /// [`Dropper::block`], also returning which of the written bytes are in the set
+    /// of `marks` (bit `i`: byte `i` of `out`); 0 without `marks`.
+    #[inline]
+    pub(crate) fn marked_block(
+        &self,
+        text: &[u8],
+        at: usize,
+        marks: Option<&Finder>,
+        out: &mut [u8],
+    ) -> Option<(usize, usize, u64)> {
+        let compactor = self.compactor?;
+        let w = text.get(at.checked_sub(1)?..at.checked_add(64 + DROP_AHEAD)?)?;
+        drop_block(w, self.rule == DropRule::Prose, marks, out, compactor)
+    }
+}
+
+/// The compactor of this CPU (x86-64 only).
+#[inline]
+fn detect_compactor() -> Option<Compactor> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        x86::detect_compactor()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        None
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+use x86::drop_block;
+
+#[cfg(not(target_arch = "x86_64"))]
+fn drop_block(
+    _: &[u8],
+    _: bool,
+    _: Option<&Finder>,
+    _: &mut [u8],
+    c: Compactor,
+) -> Option<(usize, usize, u64)> {
+    match c {}
+}
+
 static FORCE_PORTABLE: AtomicBool = AtomicBool::new(false);
 
 /// Makes every later scan use the portable SWAR backend (`true`) or the best one the
@@ -482,6 +608,15 @@ static FORCE_PORTABLE: AtomicBool = AtomicBool::new(false);
 /// model every vector extension; results are the same either way.
 pub fn force_portable(portable: bool) {
     FORCE_PORTABLE.store(portable, Ordering::Relaxed);
+}
+
+static FORCE_AVX2: AtomicBool = AtomicBool::new(false);
+
+/// Makes dense drop regions avoid AVX-512 (`true`: masks by AVX2, packing by BMI2
+/// `pext`) or use it where the CPU has it (`false`). For running under valgrind,
+/// which does not model AVX-512, and for tests; results are the same either way.
+pub fn force_avx2(avx2: bool) {
+    FORCE_AVX2.store(avx2, Ordering::Relaxed);
 }
 
 /// The scan backend this CPU uses (for benchmark reports).
@@ -705,7 +840,106 @@ mod tests {
         }
     }
 
+    /// Text dense with code points to drop: invisibles, controls, selectors after
+    /// ASCII and after emoji, tags, multi-byte neighbours.
+    fn dense_text() -> impl Strategy<Value = std::string::String> {
+        proptest::collection::vec(
+            proptest::sample::select(std::vec![
+                "a",
+                "b",
+                "u",
+                "<",
+                "\t",
+                "\n",
+                "\r",
+                "\u{0}",
+                "\u{1B}",
+                "\u{7F}",
+                "\u{85}",
+                "\u{9F}",
+                "\u{A0}",
+                "\u{AD}",
+                "\u{115F}",
+                "\u{1160}",
+                "\u{180E}",
+                "\u{200B}",
+                "\u{200D}",
+                "\u{200E}",
+                "\u{202A}",
+                "\u{202E}",
+                "\u{2060}",
+                "\u{2065}",
+                "\u{2066}",
+                "\u{2069}",
+                "\u{3164}",
+                "\u{FE00}",
+                "\u{FE0E}",
+                "\u{FE0F}",
+                "\u{FEFF}",
+                "\u{FFFE}",
+                "\u{E0000}",
+                "\u{E0041}",
+                "\u{E007F}",
+                "\u{E0080}",
+                "\u{E0100}",
+                "\u{E01EF}",
+                "\u{E01F0}",
+                "😀",
+                "😀\u{FE0F}",
+                "❤\u{FE0F}",
+                "1\u{FE0F}",
+                "—",
+                "é",
+                "中",
+                "\u{10FFFF}",
+            ]),
+            0..200,
+        )
+        .prop_map(|v| v.concat())
+    }
+
+    /// Whether `c`, after `prev` in the original text, is dropped by `rule`.
+    fn naive_drops(rule: DropRule, c: char, prev: Option<char>) -> bool {
+        crate::class::is_stripped(c, prev)
+            || (rule == DropRule::Prose && crate::class::is_control(c) && c != '\t' && c != '\n')
+    }
+
     proptest! {
+        #[test]
+        fn dropper_blocks_match_naive(text in dense_text(), start in 1usize..64, prose: bool) {
+            let rule = if prose { DropRule::Prose } else { DropRule::Strip };
+            let bytes = text.as_bytes();
+            let mut at = start.min(text.len());
+            while !text.is_char_boundary(at) {
+                at += 1;
+            }
+            for compactor in Dropper::available() {
+                let dropper = Dropper::with_compactor(rule, compactor);
+                let mut out = [0u8; 64];
+                let Some((consumed, kept)) = dropper.block(bytes, at, &mut out) else {
+                    continue;
+                };
+                prop_assert!(compactor.is_some());
+                prop_assert!((61..=64).contains(&consumed));
+                prop_assert!(text.is_char_boundary(at + consumed));
+                let mut expected = std::vec::Vec::new();
+                let mut prev = text[..at].chars().next_back();
+                for c in text[at..at + consumed].chars() {
+                    if !naive_drops(rule, c, prev) {
+                        let mut buf = [0u8; 4];
+                        expected.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                    }
+                    prev = Some(c);
+                }
+                prop_assert_eq!(&out[..kept], &expected[..], "{:?}", compactor);
+                // A short output buffer is declined, not overrun.
+                if kept > 0 {
+                    let mut short = [0u8; 64];
+                    prop_assert_eq!(dropper.block(bytes, at, &mut short[..kept - 1]), None);
+                }
+            }
+        }
+
         #[test]
         fn backends_agree_on_random_bytes(
             bytes in proptest::collection::vec(any::<u8>(), 0..600),

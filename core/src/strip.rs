@@ -4,7 +4,7 @@
 use core::fmt;
 
 use crate::class::{is_dangerous_invisible, is_stripped, is_variation_selector};
-use crate::scan::{ByteSet, Finder, Scanner, char_at};
+use crate::scan::{ByteSet, DropRule, Dropper, Finder, Scanner, char_at};
 use crate::utf8::{Utf8Error, Utf8Stream};
 
 /// Lead bytes of code points strip may drop (controls never are).
@@ -132,6 +132,7 @@ pub fn strip_into<'o>(text: &str, out: &'o mut [u8]) -> Result<&'o str, BufferTo
     }
     let bytes = text.as_bytes();
     let mut scanner = Scanner::new(&STRIP_FINDER);
+    let dropper = Dropper::new(DropRule::Strip);
     let (mut len, mut run_start, mut at) = (0usize, 0usize, 0usize);
     loop {
         at = scanner.next(bytes, at, |i, _| may_strip_at(text, i));
@@ -140,11 +141,26 @@ pub fn strip_into<'o>(text: &str, out: &'o mut [u8]) -> Result<&'o str, BufferTo
         };
         let end = at.saturating_add(c.len_utf8());
         let prev = || text.get(..at).and_then(|s| s.chars().next_back());
-        if is_stripped(c, if c == '\u{FE0F}' { prev() } else { None }) {
+        let dropped = is_stripped(c, if c == '\u{FE0F}' { prev() } else { None });
+        if dropped {
             len = push_run(out, len, bytes.get(run_start..at).unwrap_or_default());
             run_start = end;
         }
         at = end;
+        if dropped {
+            // Dropped code points often come in crowds: take whole blocks while
+            // they keep dropping something.
+            while let Some((consumed, kept)) =
+                dropper.block(bytes, at, out.get_mut(len..).unwrap_or_default())
+            {
+                at = at.saturating_add(consumed);
+                len = len.saturating_add(kept);
+                run_start = at;
+                if kept == consumed {
+                    break;
+                }
+            }
+        }
     }
     if run_start == 0 {
         // Nothing dropped: the result is the text, copied.
@@ -270,6 +286,40 @@ mod tests {
                 let got = strip(&text);
                 crate::scan::force_portable(false);
                 proptest::prop_assert_eq!(&got, &expected);
+            }
+        }
+
+        #[test]
+        fn strip_into_matches_naive_on_dense_text(
+            parts in proptest::collection::vec(proptest::sample::select(std::vec![
+                "a", "b", "\u{1B}", "\u{85}", "\u{AD}", "\u{200B}", "\u{200E}", "\u{2066}",
+                "\u{3164}", "\u{FE00}", "\u{FE0E}", "\u{FE0F}", "\u{FEFF}", "\u{E0041}",
+                "\u{E0080}", "\u{E0100}", "\u{E01F0}", "😀\u{FE0F}", "❤\u{FE0F}", "1\u{FE0F}",
+                "—", "é", "\u{180E}", "\u{1160}",
+            ]), 0..400),
+            clean in 0usize..200,
+        ) {
+            // Dense drops after a clean stretch, so blocks start anywhere.
+            let text = std::format!("{}{}", "x".repeat(clean), parts.concat());
+            let mut expected = String::new();
+            let mut prev = None;
+            for c in text.chars() {
+                if !is_stripped(c, prev) {
+                    expected.push(c);
+                }
+                prev = Some(c);
+            }
+            for (portable, avx2) in [(false, false), (false, true), (true, false)] {
+                crate::scan::force_portable(portable);
+                crate::scan::force_avx2(avx2);
+                let mut out = std::vec![0u8; text.len()];
+                let got = strip_into(&text, &mut out).map(str::to_string);
+                let mut exact = std::vec![0u8; expected.len()];
+                let got_exact = strip_into(&text, &mut exact).map(str::to_string);
+                crate::scan::force_portable(false);
+                crate::scan::force_avx2(false);
+                proptest::prop_assert_eq!(got.as_deref(), Ok(expected.as_str()));
+                proptest::prop_assert_eq!(got_exact.as_deref(), Ok(expected.as_str()));
             }
         }
     }

@@ -4,14 +4,19 @@
 //! CPU is known to have it.
 
 use core::arch::x86_64::{
-    __m128i, __m256i, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_loadu_si128, _mm_movemask_epi8,
+    __m128i, __m256i, __m512i, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_loadu_si128, _mm_movemask_epi8,
     _mm_or_si128, _mm_set_epi64x, _mm_set1_epi8, _mm_setzero_si128, _mm256_and_si256,
-    _mm256_broadcastsi128_si256, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_loadu_si256,
-    _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8, _mm256_shuffle_epi8,
-    _mm256_srli_epi16, _mm256_storeu_si256, _mm256_sub_epi8, _mm256_testz_si256, _mm256_xor_si256,
+    _mm256_andnot_si256, _mm256_broadcastsi128_si256, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8,
+    _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8,
+    _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16, _mm256_storeu_si256,
+    _mm256_sub_epi8, _mm256_testz_si256, _mm256_xor_si256, _mm512_and_si512,
+    _mm512_broadcast_i32x4, _mm512_cmpeq_epi8_mask, _mm512_cmple_epu8_mask, _mm512_loadu_si512,
+    _mm512_mask_storeu_epi8, _mm512_maskz_compress_epi8, _mm512_movepi8_mask, _mm512_or_si512,
+    _mm512_set1_epi8, _mm512_shuffle_epi8, _mm512_srli_epi16, _mm512_sub_epi8, _mm512_xor_si512,
+    _pdep_u64, _pext_u64,
 };
 
-use super::{Backend, Finder};
+use super::{Backend, Compactor, Finder};
 
 cpufeatures::new!(cpuid_avx2, "avx2");
 
@@ -293,4 +298,378 @@ unsafe fn copy_unchecked(dst: &mut [u8], src: &[u8]) {
     }
     let dr = d.into_remainder();
     dr.copy_from_slice(s.remainder().get(..dr.len()).unwrap_or_default());
+}
+
+cpufeatures::new!(cpuid_drop, "avx2", "bmi2");
+cpufeatures::new!(cpuid_compress, "avx512f", "avx512bw", "avx512vbmi2");
+
+/// The compaction of dense drop regions this CPU runs: `vpcompressb` when it has
+/// AVX-512 VBMI2, else `pext` over 8-byte words (BMI2); `None` without AVX2 and BMI2.
+#[inline]
+pub(super) fn detect_compactor() -> Option<Compactor> {
+    if !cpuid_drop::get() {
+        None
+    } else if cpuid_compress::get() {
+        Some(Compactor::Avx512)
+    } else {
+        Some(Compactor::Bmi2)
+    }
+}
+
+/// The lead masks of 32 bytes `v0`, with `v1`, `v2`, `v3` the same lanes loaded one,
+/// two and three bytes further: `[l1, l2, l3, l4, fe0f, cont]`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn drop_leads32(v0: __m256i, v1: __m256i, v2: __m256i, v3: __m256i, prose: bool) -> [u32; 6] {
+    let or = _mm256_or_si256;
+    let and = _mm256_and_si256;
+    let c2 = eq(v0, 0xC2);
+    let mut l2 = and(c2, eq(v1, 0xAD));
+    let mut l1 = _mm256_setzero_si256();
+    if prose {
+        // C1 controls; C0 controls but TAB and LF; DEL.
+        l2 = or(l2, and(c2, within(v1, 0x80, 0x9F)));
+        let kept = or(eq(v0, b'\t'), eq(v0, b'\n'));
+        l1 = or(_mm256_andnot_si256(kept, within(v0, 0, 0x1F)), eq(v0, 0x7F));
+    }
+    let e1 = and(
+        eq(v0, 0xE1),
+        or(
+            and(eq(v1, 0x85), or(eq(v2, 0x9F), eq(v2, 0xA0))),
+            and(eq(v1, 0xA0), eq(v2, 0x8E)),
+        ),
+    );
+    let e2 = and(
+        eq(v0, 0xE2),
+        or(
+            and(
+                eq(v1, 0x80),
+                or(within(v2, 0x8B, 0x8D), within(v2, 0xAA, 0xAE)),
+            ),
+            and(
+                eq(v1, 0x81),
+                or(within(v2, 0xA0, 0xA4), within(v2, 0xA6, 0xA9)),
+            ),
+        ),
+    );
+    let e3 = and(eq(v0, 0xE3), and(eq(v1, 0x85), eq(v2, 0xA4)));
+    let efv = eq(v0, 0xEF);
+    let ef_b8 = and(efv, eq(v1, 0xB8));
+    let ef = or(
+        and(ef_b8, within(v2, 0x80, 0x8E)),
+        and(and(efv, eq(v1, 0xBB)), eq(v2, 0xBF)),
+    );
+    let fe0f = and(ef_b8, eq(v2, 0x8F));
+    let l3 = or(or(e1, e2), or(e3, ef));
+    let l4 = and(
+        and(eq(v0, 0xF3), eq(v1, 0xA0)),
+        or(
+            or(within(v2, 0x80, 0x81), within(v2, 0x84, 0x86)),
+            and(eq(v2, 0x87), within(v3, 0x80, 0xAF)),
+        ),
+    );
+    // Signed: 0x80..=0xBF are the bytes below -0x40.
+    let cont = _mm256_cmpgt_epi8(_mm256_set1_epi8(-0x40), v0);
+    // No closure here: closures do not inherit the function's target features.
+    [
+        _mm256_movemask_epi8(l1) as u32,
+        _mm256_movemask_epi8(l2) as u32,
+        _mm256_movemask_epi8(l3) as u32,
+        _mm256_movemask_epi8(l4) as u32,
+        _mm256_movemask_epi8(fe0f) as u32,
+        _mm256_movemask_epi8(cont) as u32,
+    ]
+}
+
+/// The kept bytes of one dense-drop block, packed: `w` holds the byte before the
+/// block, its 64 bytes and four after it (at least 69 bytes). Writes the block's kept
+/// bytes to the start of `out` and returns the bytes consumed (the block up to its
+/// last code-point boundary) and written; `None`, writing nothing, when the block
+/// needs the exact path (see [`super::Dropper::block`]) or the CPU lacks the
+/// compactor's instructions.
+#[inline]
+pub(super) fn drop_block(
+    w: &[u8],
+    prose: bool,
+    marks: Option<&Finder>,
+    out: &mut [u8],
+    with: Compactor,
+) -> Option<(usize, usize, u64)> {
+    if w.len() < 69 || !cpuid_drop::get() {
+        return None;
+    }
+    match with {
+        Compactor::Avx512 => {
+            if !cpuid_compress::get() {
+                return None;
+            }
+            // SAFETY: the CPU has AVX2, BMI2 and AVX-512 F, BW, VBMI2 (checked above;
+            // POPCNT and LZCNT come with them on every such CPU) and `w` has 69 bytes.
+            unsafe { drop_block_vbmi2(w, prose, marks, out) }
+        }
+        // SAFETY: the CPU has AVX2 and BMI2 (checked above; POPCNT and LZCNT come
+        // with them) and `w` has 69 bytes.
+        Compactor::Bmi2 => unsafe { drop_block_pext(w, prose, marks, out) },
+    }
+}
+
+/// [`drop_block`] packing with `vpcompressb`.
+///
+/// # Safety
+///
+/// * The CPU must support AVX2, BMI2, POPCNT, LZCNT and AVX-512 F, BW and VBMI2.
+/// * `w` must hold at least 69 bytes.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt,avx512f,avx512bw,avx512vbmi2")]
+unsafe fn drop_block_vbmi2(
+    w: &[u8],
+    prose: bool,
+    marks: Option<&Finder>,
+    out: &mut [u8],
+) -> Option<(usize, usize, u64)> {
+    // SAFETY: the caller guarantees the CPU features and the length of `w`.
+    let (consumed, keep, marked) = unsafe { drop_plan512(w, prose, marks) }?;
+    let n = keep.count_ones() as usize;
+    if out.len() < n {
+        return None;
+    }
+    let store = if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n).wrapping_sub(1)
+    };
+    // SAFETY: `w[1..65]` is readable (69 bytes) and `loadu` has no alignment
+    // requirement; the masked store writes only the first `n` bytes, which `out`
+    // holds (checked above), and masked-off lanes are neither written nor faulted on.
+    unsafe {
+        let v = _mm512_loadu_si512(w.as_ptr().add(1).cast());
+        let packed = _mm512_maskz_compress_epi8(keep, v);
+        _mm512_mask_storeu_epi8(out.as_mut_ptr().cast(), store, packed);
+    }
+    Some((consumed, n, _pext_u64(marked, keep)))
+}
+
+/// [`drop_block`] packing with `pext` over each 8-byte word.
+///
+/// # Safety
+///
+/// * The CPU must support AVX2, BMI2, POPCNT and LZCNT.
+/// * `w` must hold at least 69 bytes.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
+unsafe fn drop_block_pext(
+    w: &[u8],
+    prose: bool,
+    marks: Option<&Finder>,
+    out: &mut [u8],
+) -> Option<(usize, usize, u64)> {
+    // SAFETY: the caller guarantees the CPU features and the length of `w`.
+    let (consumed, keep, marked) = unsafe { drop_plan(w, prose, marks) }?;
+    let total = keep.count_ones() as usize;
+    if out.len() < total {
+        return None;
+    }
+    let mut n = 0usize;
+    for (k, word) in w.get(1..65)?.chunks_exact(8).enumerate() {
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(word);
+        let bits = (keep >> ((k & 7) << 3)) & 0xFF;
+        // Each kept byte's bit spread over its whole byte.
+        let select = _pdep_u64(bits, 0x0101_0101_0101_0101).wrapping_mul(0xFF);
+        let packed = _pext_u64(u64::from_le_bytes(bytes), select).to_le_bytes();
+        let c = bits.count_ones() as usize;
+        if let Some(dst) = out.get_mut(n..n.saturating_add(8)) {
+            // Bytes past the `c` kept ones are overwritten by the next word or lie
+            // past the written length.
+            dst.copy_from_slice(&packed);
+        } else if let (Some(dst), Some(src)) =
+            (out.get_mut(n..n.saturating_add(c)), packed.get(..c))
+        {
+            dst.copy_from_slice(src);
+        }
+        n = n.saturating_add(c);
+    }
+    Some((consumed, total, _pext_u64(marked, keep)))
+}
+
+/// The bytes consumed, the keep mask of the block in `w` (see [`drop_block`]) and
+/// the mask of its bytes in the set of `marks` (0 without).
+///
+/// # Safety
+///
+/// * The CPU must support AVX2, BMI2, POPCNT and LZCNT.
+/// * `w` must hold at least 69 bytes.
+#[inline]
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
+unsafe fn drop_plan(w: &[u8], prose: bool, marks: Option<&Finder>) -> Option<(usize, u64, u64)> {
+    let at = w.as_ptr();
+    // SAFETY: `w` has 69 readable bytes, so every 32-byte load at offsets 0 to 4 and
+    // 32 to 36 stays within it; `loadu` has no alignment requirement.
+    let (a, b) = unsafe {
+        (
+            [
+                _mm256_loadu_si256(at.cast()),
+                _mm256_loadu_si256(at.add(1).cast()),
+                _mm256_loadu_si256(at.add(2).cast()),
+                _mm256_loadu_si256(at.add(3).cast()),
+                _mm256_loadu_si256(at.add(4).cast()),
+            ],
+            [
+                _mm256_loadu_si256(at.add(32).cast()),
+                _mm256_loadu_si256(at.add(33).cast()),
+                _mm256_loadu_si256(at.add(34).cast()),
+                _mm256_loadu_si256(at.add(35).cast()),
+                _mm256_loadu_si256(at.add(36).cast()),
+            ],
+        )
+    };
+    // The opaque barrier keeps LLVM from turning the shifts of the masks below back
+    // into byte shuffles of the vectors, which it lowers byte by byte.
+    let lo = core::hint::black_box(drop_leads32(a[1], a[2], a[3], a[4], prose));
+    let hi = core::hint::black_box(drop_leads32(b[1], b[2], b[3], b[4], prose));
+    let m = |k: usize| {
+        let half = |h: &[u32; 6]| u64::from(h.get(k).copied().unwrap_or(0));
+        half(&lo) | (half(&hi) << 32)
+    };
+    // Bytes before each block byte that are not ASCII.
+    let prev_non_ascii = u64::from(_mm256_movemask_epi8(a[0]) as u32)
+        | (u64::from(_mm256_movemask_epi8(b[0]) as u32) << 32);
+    let (l1, l2, mut l3, l4, fe0f, cont) = (m(0), m(1), m(2), m(3), m(4), m(5));
+    // U+FE0F is an orphan (dropped) after an ASCII code point; after anything else
+    // the exact path decides.
+    if fe0f & prev_non_ascii != 0 {
+        return None;
+    }
+    l3 |= fe0f;
+    // The block ends before a code point that would cross its end.
+    let consumed = if w.get(65).is_some_and(|&b| (0x80..0xC0).contains(&b)) {
+        let starts = !cont;
+        if starts == 0 {
+            return None;
+        }
+        63usize.saturating_sub(starts.leading_zeros() as usize)
+    } else {
+        64
+    };
+    let drop = l1 | l2 | l2 << 1 | l3 | l3 << 1 | l3 << 2 | l4 | l4 << 1 | l4 << 2 | l4 << 3;
+    let range = if consumed >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << consumed).wrapping_sub(1)
+    };
+    let marked = match marks {
+        Some(f) => {
+            let lo = _mm256_broadcastsi128_si256(table(f.lo));
+            let hi = _mm256_broadcastsi128_si256(table(f.hi));
+            let bits = _mm256_broadcastsi128_si256(table([
+                1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128,
+            ]));
+            u64::from(_mm256_movemask_epi8(truffle(a[1], lo, hi, bits)) as u32)
+                | (u64::from(_mm256_movemask_epi8(truffle(b[1], lo, hi, bits)) as u32) << 32)
+        }
+        None => 0,
+    };
+    let keep = !drop & range;
+    Some((consumed, keep, marked & keep))
+}
+
+/// `x == c` per byte, as a mask.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn eq64(x: __m512i, c: u8) -> u64 {
+    _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(c as i8))
+}
+
+/// `lo <= x <= hi` per byte, unsigned, as a mask.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn within64(x: __m512i, lo: u8, hi: u8) -> u64 {
+    let d = _mm512_sub_epi8(x, _mm512_set1_epi8(lo as i8));
+    _mm512_cmple_epu8_mask(d, _mm512_set1_epi8(hi.wrapping_sub(lo) as i8))
+}
+
+/// [`drop_plan`] with 64-byte vectors and compares into masks.
+///
+/// # Safety
+///
+/// * The CPU must support AVX2, BMI2, POPCNT, LZCNT and AVX-512 F and BW.
+/// * `w` must hold at least 69 bytes.
+#[inline]
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt,avx512f,avx512bw")]
+unsafe fn drop_plan512(w: &[u8], prose: bool, marks: Option<&Finder>) -> Option<(usize, u64, u64)> {
+    let at = w.as_ptr();
+    // SAFETY: `w` has 69 readable bytes, so every 64-byte load at offsets 0 to 4
+    // stays within it; `loadu` has no alignment requirement.
+    let (p, v, s, t, u) = unsafe {
+        (
+            _mm512_loadu_si512(at.cast()),
+            _mm512_loadu_si512(at.add(1).cast()),
+            _mm512_loadu_si512(at.add(2).cast()),
+            _mm512_loadu_si512(at.add(3).cast()),
+            _mm512_loadu_si512(at.add(4).cast()),
+        )
+    };
+    let c2 = eq64(v, 0xC2);
+    let mut l2 = c2 & eq64(s, 0xAD);
+    let mut l1 = 0;
+    if prose {
+        l2 |= c2 & within64(s, 0x80, 0x9F);
+        l1 = (within64(v, 0, 0x1F) & !(eq64(v, b'\t') | eq64(v, b'\n'))) | eq64(v, 0x7F);
+    }
+    let e1 = eq64(v, 0xE1)
+        & ((eq64(s, 0x85) & (eq64(t, 0x9F) | eq64(t, 0xA0))) | (eq64(s, 0xA0) & eq64(t, 0x8E)));
+    let e2 = eq64(v, 0xE2)
+        & ((eq64(s, 0x80) & (within64(t, 0x8B, 0x8D) | within64(t, 0xAA, 0xAE)))
+            | (eq64(s, 0x81) & (within64(t, 0xA0, 0xA4) | within64(t, 0xA6, 0xA9))));
+    let e3 = eq64(v, 0xE3) & eq64(s, 0x85) & eq64(t, 0xA4);
+    let ef = eq64(v, 0xEF);
+    let ef_b8 = ef & eq64(s, 0xB8);
+    let fe0f = ef_b8 & eq64(t, 0x8F);
+    let l3 =
+        e1 | e2 | e3 | (ef_b8 & within64(t, 0x80, 0x8E)) | (ef & eq64(s, 0xBB) & eq64(t, 0xBF));
+    let l4 = eq64(v, 0xF3)
+        & eq64(s, 0xA0)
+        & (within64(t, 0x80, 0x81)
+            | within64(t, 0x84, 0x86)
+            | (eq64(t, 0x87) & within64(u, 0x80, 0xAF)));
+    let cont = within64(v, 0x80, 0xBF);
+    // U+FE0F is an orphan (dropped) after an ASCII code point; after anything else
+    // the exact path decides.
+    if fe0f & _mm512_movepi8_mask(p) != 0 {
+        return None;
+    }
+    let l3 = l3 | fe0f;
+    let consumed = if w.get(65).is_some_and(|&b| (0x80..0xC0).contains(&b)) {
+        let starts = !cont;
+        if starts == 0 {
+            return None;
+        }
+        63usize.saturating_sub(starts.leading_zeros() as usize)
+    } else {
+        64
+    };
+    let drop = l1 | l2 | l2 << 1 | l3 | l3 << 1 | l3 << 2 | l4 | l4 << 1 | l4 << 2 | l4 << 3;
+    let range = if consumed >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << consumed).wrapping_sub(1)
+    };
+    let marked = match marks {
+        Some(f) => {
+            let lo = _mm512_broadcast_i32x4(table(f.lo));
+            let hi = _mm512_broadcast_i32x4(table(f.hi));
+            let bits = _mm512_broadcast_i32x4(table([
+                1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128,
+            ]));
+            // As `truffle`: an index with bit 7 set yields 0 in each half table.
+            let m = _mm512_or_si512(
+                _mm512_shuffle_epi8(lo, v),
+                _mm512_shuffle_epi8(hi, _mm512_xor_si512(v, _mm512_set1_epi8(i8::MIN))),
+            );
+            let nibble = _mm512_and_si512(_mm512_srli_epi16::<4>(v), _mm512_set1_epi8(0x0F));
+            let bit = _mm512_shuffle_epi8(bits, nibble);
+            _mm512_cmpeq_epi8_mask(_mm512_and_si512(m, bit), bit)
+        }
+        None => 0,
+    };
+    let keep = !drop & range;
+    Some((consumed, keep, marked & keep))
 }
