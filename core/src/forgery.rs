@@ -86,6 +86,24 @@ pub(crate) trait Automaton {
     fn step(&self, state: u16, b: u8) -> u16;
     /// The state's [info word](INFO_LITERALS).
     fn info(&self, state: u16) -> u16;
+
+    /// Steps over `bytes[at..]` from `state` while each byte is in `kept` and leads
+    /// to a state other than the root with an info word of 0 (nothing to report or
+    /// hold); returns the state reached and the position of the first byte not
+    /// taken.
+    #[inline]
+    fn run(&self, state: u16, bytes: &[u8], at: usize, kept: &ByteSet) -> (u16, usize) {
+        let (mut state, mut at) = (state, at);
+        while let Some(&b) = bytes.get(at) {
+            let next = self.step(state, b);
+            if !kept.contains(b) || next == 0 || self.info(next) != 0 {
+                break;
+            }
+            state = next;
+            at = at.saturating_add(1);
+        }
+        (state, at)
+    }
 }
 
 impl<T: Automaton + ?Sized> Automaton for &T {
@@ -96,6 +114,10 @@ impl<T: Automaton + ?Sized> Automaton for &T {
     #[inline(always)]
     fn info(&self, state: u16) -> u16 {
         (**self).info(state)
+    }
+    #[inline(always)]
+    fn run(&self, state: u16, bytes: &[u8], at: usize, kept: &ByteSet) -> (u16, usize) {
+        (**self).run(state, bytes, at, kept)
     }
 }
 
@@ -345,6 +367,29 @@ impl Automaton for Dense {
         // In bounds: the state is masked below 256.
         self.info[usize::from(state) & 0xFF]
     }
+
+    /// The busy loop of the literal-prefix case: the state stays in a register, the
+    /// byte tests do not depend on it, and the one load on the dependency chain is
+    /// the transition.
+    #[inline]
+    #[allow(clippy::indexing_slicing)]
+    fn run(&self, state: u16, bytes: &[u8], at: usize, kept: &ByteSet) -> (u16, usize) {
+        let mut s = usize::from(state) & 0xFF;
+        let mut at = at;
+        while let Some(&b) = bytes.get(at) {
+            // In bounds: a `u8` into 256 entries, a class masked below 32, states
+            // masked below 256.
+            let class = usize::from(self.class[usize::from(b)]) & (DENSE_CLASSES - 1);
+            let next = usize::from(self.next[s][class]) & 0xFF;
+            if next == 0 || self.info[next] != 0 || !kept.contains(b) {
+                break;
+            }
+            s = next;
+            at = at.saturating_add(1);
+        }
+        // Infallible: `s` is below 256.
+        (u16::try_from(s).unwrap_or(0), at)
+    }
 }
 
 /// Either automaton of a set, for the streaming engine (one type for every set).
@@ -367,6 +412,13 @@ impl Automaton for AnyAutomaton<'_> {
         match self {
             AnyAutomaton::Dense(d) => d.info(state),
             AnyAutomaton::Trie(t) => t.info(state),
+        }
+    }
+    #[inline]
+    fn run(&self, state: u16, bytes: &[u8], at: usize, kept: &ByteSet) -> (u16, usize) {
+        match self {
+            AnyAutomaton::Dense(d) => d.run(state, bytes, at, kept),
+            AnyAutomaton::Trie(t) => t.run(state, bytes, at, kept),
         }
     }
 }

@@ -211,6 +211,19 @@ impl Sink for CapWriter<'_> {
     }
 }
 
+/// ASCII bytes prose keeps (all but the controls other than TAB and LF).
+const KEPT_ASCII: ByteSet = {
+    let mut set = ByteSet::EMPTY;
+    let mut b = 0u8;
+    while b < 0x80 {
+        if !is_dropped_ascii(b) {
+            set = set.with(b);
+        }
+        b += 1;
+    }
+    set
+};
+
 /// Prose drops these ASCII bytes (controls but TAB and LF).
 const fn is_dropped_ascii(b: u8) -> bool {
     (b < 0x20 && b != b'\t' && b != b'\n') || b == 0x7F
@@ -487,6 +500,13 @@ impl<'l, A: Automaton> Engine<'l, A> {
                 self.feed(bytes, b, at, &mut run_start, sink);
                 at = at.saturating_add(1);
                 while self.state != 0 {
+                    if self.held_len == 0 {
+                        // Kept ASCII that reports and holds nothing: the automaton
+                        // alone, its state in a register.
+                        let (state, next) = self.auto.run(self.state, bytes, at, &KEPT_ASCII);
+                        self.state = state;
+                        at = next;
+                    }
                     match bytes.get(at) {
                         Some(&b) if b < 0x80 && !is_dropped_ascii(b) => {
                             self.feed(bytes, b, at, &mut run_start, sink);
