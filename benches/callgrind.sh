@@ -3,7 +3,7 @@
 # clean and mixed text: a repeatable measure where timing ratios are noisy. Each
 # figure is (Ir of a run doing the operation once) - (Ir of a run doing it zero
 # times), divided by the text length. AVX2 runs under valgrind; AVX-512 would not
-# (the crate does not use it). Set AIRLOCK_FORCE_PORTABLE=1 for the SWAR backend.
+# (instr forces dense drop regions onto AVX2 + BMI2). AIRLOCK_FORCE_PORTABLE=1: SWAR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build -q --release -p airlock-benches --bin instr
@@ -15,12 +15,12 @@ ir() {
     callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'
     rm -f "$out"
 }
-printf '%-16s %-12s %12s\n' op kind 'Ir/byte'
+printf '%-16s %-24s %12s\n' op kind 'Ir/byte'
 for op in memcpy scan strip sanitize_prose; do
-    for kind in clean-ascii mixed; do
+    for kind in clean-ascii mixed hostile-invisible hostile-literal-prefix; do
         base=$(ir "$op" "$kind" 0)
         one=$(ir "$op" "$kind" 1)
         awk -v a="$one" -v b="$base" -v op="$op" -v kind="$kind" \
-            'BEGIN { printf "%-16s %-12s %12.3f\n", op, kind, (a - b) / 1048576 }'
+            'BEGIN { printf "%-16s %-24s %12.3f\n", op, kind, (a - b) / 1048576 }'
     done
 done

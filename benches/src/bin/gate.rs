@@ -2,7 +2,7 @@
 //! interleaved (A B A B …, medians), on fresh 64 KiB pieces from 16 MiB pools, prints
 //! every ratio and exits 1 when a floor is broken.
 //!
-//! `cargo run -p airlock-benches --release --bin gate -- [--quick] [--portable]`
+//! `cargo run -p airlock-benches --release --bin gate -- [--quick] [--portable] [--avx2]`
 #![allow(
     clippy::indexing_slicing,
     clippy::arithmetic_side_effects,
@@ -86,6 +86,9 @@ fn main() -> ExitCode {
     let portable = args.iter().any(|a| a == "--portable")
         || std::env::var_os("AIRLOCK_FORCE_PORTABLE").is_some_and(|v| v != "0");
     airlock_core::scan::force_portable(portable);
+    let avx2 = args.iter().any(|a| a == "--avx2")
+        || std::env::var_os("AIRLOCK_FORCE_AVX2").is_some_and(|v| v != "0");
+    airlock_core::scan::force_avx2(avx2);
     let mut bench = Bench {
         pools: Vec::new(),
         scratch: Scratch::default(),
