@@ -36,6 +36,9 @@ ffi/node/test.sh
 step "Go binding: every vector through cgo (Debian's golang-go, pinned)"
 ffi/go/test.sh
 
+step "throughput ratio gate (quick, ~10 s; ratios measured interleaved in one run)"
+cargo run --release --locked -p airlock-benches --bin gate -- --quick
+
 step "fuzz smoke: every target a few seconds (nightly cargo-fuzz; skipped loudly without nightly)"
 fuzz/smoke.sh 3
 
