@@ -104,6 +104,16 @@ pub(crate) trait Automaton {
         }
         (state, at)
     }
+
+    /// Skips along the state's chain (see [`Dense`]): when the bytes at `at` spell
+    /// the beginning of the unique path of trie edges the state's chain records —
+    /// kept ASCII, no state on it reporting a literal or a marker end — returns the
+    /// state at the end of the matched part and the position after it. Unchanged
+    /// when nothing matches or the automaton keeps no chains.
+    #[inline(always)]
+    fn chain(&self, state: u16, _bytes: &[u8], at: usize) -> (u16, usize) {
+        (state, at)
+    }
 }
 
 impl<T: Automaton + ?Sized> Automaton for &T {
@@ -118,6 +128,10 @@ impl<T: Automaton + ?Sized> Automaton for &T {
     #[inline(always)]
     fn run(&self, state: u16, bytes: &[u8], at: usize, kept: &ByteSet) -> (u16, usize) {
         (**self).run(state, bytes, at, kept)
+    }
+    #[inline(always)]
+    fn chain(&self, state: u16, bytes: &[u8], at: usize) -> (u16, usize) {
+        (**self).chain(state, bytes, at)
     }
 }
 
@@ -295,12 +309,27 @@ impl Automaton for Trie {
 /// Byte classes of a dense DFA (class 0: bytes in no literal or marker).
 const DENSE_CLASSES: usize = 32;
 
+/// Longest chain a state keeps (one 16-byte compare).
+const CHAIN: usize = 16;
+
 /// The automaton as a full transition table: at most 256 states and 32 classes.
+///
+/// Each state also keeps a chain for the counting pass of sanitize: the trie's
+/// nodes are numbered in insertion order, so along a literal's own part the child
+/// of node `s` is node `s + 1`. The chain of `s` is the labels of `s + 1`, `s + 2`,
+/// … while each is the child of the one before, a kept ASCII byte, and reports no
+/// literal or marker end (at most [`CHAIN`]). Text spelling `k` bytes of it takes
+/// the automaton from `s` to `s + k`, exactly as `k` steps would; one compare of 16
+/// bytes replaces those steps, whose table loads form a dependency chain.
 #[derive(Debug)]
 pub(crate) struct Dense {
     class: [u8; 256],
     next: [[u8; DENSE_CLASSES]; 256],
     info: [u16; 256],
+    /// Each state's chain, lower case and upper case (equal for non-letters).
+    chain_lo: [[u8; CHAIN]; 256],
+    chain_up: [[u8; CHAIN]; 256],
+    chain_len: [u8; 256],
 }
 
 #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
@@ -314,6 +343,9 @@ impl Dense {
             class: [0; 256],
             next: [[0; DENSE_CLASSES]; 256],
             info: [0; 256],
+            chain_lo: [[0; CHAIN]; 256],
+            chain_up: [[0; CHAIN]; 256],
+            chain_len: [0; 256],
         };
         // One class per distinct (lower-cased) label, its representative byte kept.
         let mut ids = [0u8; 256];
@@ -346,6 +378,27 @@ impl Dense {
                 k += 1;
             }
             // Class 0 bytes lead every state to the root (already 0).
+            s += 1;
+        }
+        // Chains (the root keeps none: it is left through the scan).
+        let mut s = 1;
+        while s < trie.len {
+            let mut k = 0;
+            while k < CHAIN && s + k + 1 < trie.len {
+                let (node, child) = (s + k, s + k + 1);
+                let b = trie.label[child];
+                let kept = matches!(b, b'\t' | b'\n' | 0x20..=0x7E);
+                if !kept
+                    || trie.child(node, b) != child
+                    || trie.info[child] & (INFO_LITERALS | INFO_MARKER_END) != 0
+                {
+                    break;
+                }
+                d.chain_lo[s][k] = b;
+                d.chain_up[s][k] = b.to_ascii_uppercase();
+                k += 1;
+            }
+            d.chain_len[s] = k as u8;
             s += 1;
         }
         Some(d)
@@ -390,6 +443,55 @@ impl Automaton for Dense {
         // Infallible: `s` is below 256.
         (u16::try_from(s).unwrap_or(0), at)
     }
+
+    #[inline(always)]
+    #[allow(clippy::indexing_slicing)]
+    fn chain(&self, state: u16, bytes: &[u8], at: usize) -> (u16, usize) {
+        // In bounds: the state is masked below 256.
+        let s = usize::from(state) & 0xFF;
+        let len = usize::from(self.chain_len[s]);
+        let (lo, up) = (&self.chain_lo[s], &self.chain_up[s]);
+        let Some(&b) = bytes.get(at) else {
+            return (state, at);
+        };
+        if len == 0 || (b != lo[0] && b != up[0]) {
+            return (state, at);
+        }
+        let k = match bytes.get(at..at.saturating_add(CHAIN)) {
+            Some(w) => {
+                let mut x = [0u8; CHAIN];
+                x.copy_from_slice(w);
+                let x = u128::from_le_bytes(x);
+                let eq = zero_bytes(x ^ u128::from_le_bytes(*lo))
+                    | zero_bytes(x ^ u128::from_le_bytes(*up));
+                // The matched prefix: the bytes below the first unequal one.
+                ((!eq & HI128).trailing_zeros() / 8) as usize
+            }
+            None => bytes
+                .get(at..)
+                .unwrap_or_default()
+                .iter()
+                .zip(lo.iter().zip(up))
+                .take_while(|&(&x, (&l, &u))| x == l || x == u)
+                .count(),
+        };
+        let k = k.min(len);
+        // `s + k` is a node of the chain, below 256 (the chain stays in the trie).
+        (
+            u16::try_from(s.saturating_add(k)).unwrap_or(0),
+            at.saturating_add(k),
+        )
+    }
+}
+
+const LO7_128: u128 = u128::from_le_bytes([0x7F; 16]);
+const HI128: u128 = u128::from_le_bytes([0x80; 16]);
+
+/// 0x80 in each zero byte of `t`, 0 elsewhere; exact per byte (no carry crosses a
+/// byte: each sum stays below 0x100).
+#[inline(always)]
+const fn zero_bytes(t: u128) -> u128 {
+    !((t & LO7_128).wrapping_add(LO7_128) | t) & HI128
 }
 
 /// Either automaton of a set, for the streaming engine (one type for every set).
@@ -421,6 +523,13 @@ impl Automaton for AnyAutomaton<'_> {
             AnyAutomaton::Trie(t) => t.run(state, bytes, at, kept),
         }
     }
+    #[inline]
+    fn chain(&self, state: u16, bytes: &[u8], at: usize) -> (u16, usize) {
+        match self {
+            AnyAutomaton::Dense(d) => d.chain(state, bytes, at),
+            AnyAutomaton::Trie(_) => (state, at),
+        }
+    }
 }
 
 const fn dense_of(literals: &[&str], markers: bool) -> Dense {
@@ -428,6 +537,9 @@ const fn dense_of(literals: &[&str], markers: bool) -> Dense {
         class: [0; 256],
         next: [[0; DENSE_CLASSES]; 256],
         info: [0; 256],
+        chain_lo: [[0; CHAIN]; 256],
+        chain_up: [[0; CHAIN]; 256],
+        chain_len: [0; 256],
     };
     match Trie::build(literals, markers) {
         Some(trie) => match Dense::build(&trie) {
@@ -444,7 +556,7 @@ static DEFAULT_DENSE: Dense = dense_of(&WRAPPER_FORGERY_LITERALS, true);
 pub(crate) static MARKER_DENSE: Dense = dense_of(&[], true);
 
 /// Lead bytes of code points prose may drop: TAB and LF are kept, and frequent.
-const PROSE_ATTENTION: ByteSet = ByteSet::ATTENTION.without(b'\t').without(b'\n');
+pub(crate) const PROSE_ATTENTION: ByteSet = ByteSet::ATTENTION.without(b'\t').without(b'\n');
 
 /// The byte every marker has at [`MARKER_ANCHOR_OFFSET`]. It is rare in prose (unlike
 /// the markers' first byte `u`), so the fast path stops on it instead and recovers
@@ -481,6 +593,9 @@ pub struct LiteralSet<'a> {
     prose_stops: Finder,
     /// Where the forgery search stops while idle: literal first bytes.
     forgery_stops: Finder,
+    /// Bytes on which the automaton leaves its root: literal first bytes and both
+    /// cases of the markers' first byte.
+    leaves_root: Finder,
 }
 
 impl LiteralSet<'static> {
@@ -537,6 +652,7 @@ impl<'a> LiteralSet<'a> {
         first_bytes: ByteSet::EMPTY,
         prose_stops: Finder::new(PROSE_ATTENTION.union(MARKER_ANCHORS)).refined(),
         forgery_stops: Finder::new(ByteSet::EMPTY),
+        leaves_root: Finder::new(ByteSet::EMPTY.with_both_cases(MARKER_FIRST)),
     };
 
     /// A set of up to [`MAX_LITERALS`] non-empty literals of at most [`MAX_LITERAL_LEN`]
@@ -583,6 +699,7 @@ impl<'a> LiteralSet<'a> {
             stops.refined()
         };
         set.forgery_stops = Finder::new(set.first_bytes);
+        set.leaves_root = Finder::new(set.first_bytes.with_both_cases(MARKER_FIRST));
         Ok(set)
     }
 
@@ -599,6 +716,11 @@ impl<'a> LiteralSet<'a> {
     /// Bytes where prose leaves its fast path while the automaton is idle.
     pub(crate) const fn prose_stops(&self) -> &Finder {
         &self.prose_stops
+    }
+
+    /// Bytes on which the automaton leaves its root.
+    pub(crate) const fn leaves_root(&self) -> &Finder {
+        &self.leaves_root
     }
 
     /// The automaton of the literals and the markers.

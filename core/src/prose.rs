@@ -8,12 +8,13 @@ use core::fmt::{self, Write};
 
 use crate::class::{is_control, is_dangerous_invisible, is_stripped, is_variation_selector};
 use crate::forgery::{
-    AnyAutomaton, Automaton, INFO_LITERALS, INFO_MARKER_END, LiteralSet, MARKER_DENSE,
-    MARKER_FIRST, MARKER_REDACTION, MARKER_RESYNC_LEN, MARKER_STOPS, info_marker_depth,
+    AnyAutomaton, Automaton, ENVELOPE_MARKERS, INFO_LITERALS, INFO_MARKER_END, LiteralSet,
+    MARKER_DENSE, MARKER_FIRST, MARKER_REDACTION, MARKER_RESYNC_LEN, MARKER_STOPS,
+    info_marker_depth,
 };
 use crate::reject::Rejection;
 use crate::scan::{ByteSet, DropRule, Dropper, Finder, Scanner, char_at};
-use crate::strip::BufferTooSmall;
+use crate::strip::{BufferTooSmall, drop_into};
 use crate::truncate::floor_char_boundary;
 use crate::utf8::{Utf8Error, Utf8Stream};
 
@@ -125,20 +126,6 @@ trait Sink {
     fn push(&mut self, s: &[u8]);
     /// Whether more text can change nothing the sink produces.
     fn is_full(&self) -> bool;
-}
-
-/// Counts the bytes after redaction.
-struct Counter(usize);
-
-impl Sink for Counter {
-    #[inline(always)]
-    fn push(&mut self, s: &[u8]) {
-        self.0 = self.0.saturating_add(s.len());
-    }
-    #[inline(always)]
-    fn is_full(&self) -> bool {
-        false
-    }
 }
 
 /// Writes up to `cap` bytes, cutting on a code-point boundary, and counts all bytes.
@@ -566,6 +553,199 @@ impl<'l, A: Automaton> Engine<'l, A> {
     }
 }
 
+/// What the counting pass of sanitize learns: the verdict, and what the length
+/// after redaction needs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Tally {
+    /// Literals found (bit `i`: literal `i`).
+    found: u8,
+    /// Bytes of dropped code points.
+    dropped: usize,
+    /// Markers matched: `…:start`, `…:end`.
+    starts: usize,
+    ends: usize,
+}
+
+impl Tally {
+    /// The length after redaction of a text of `len` bytes.
+    fn redacted_len(&self, len: usize) -> usize {
+        const START_GROWTH: usize = MARKER_REDACTION.len() - ENVELOPE_MARKERS[0].len();
+        const END_GROWTH: usize = MARKER_REDACTION.len() - ENVELOPE_MARKERS[1].len();
+        len.saturating_sub(self.dropped)
+            .saturating_add(self.starts.saturating_mul(START_GROWTH))
+            .saturating_add(self.ends.saturating_mul(END_GROWTH))
+    }
+
+    fn markers(&self) -> bool {
+        self.starts != 0 || self.ends != 0
+    }
+}
+
+/// The facts the counting pass reacts to.
+const COUNT_REPORTS: u16 = INFO_LITERALS | INFO_MARKER_END;
+
+/// The counting pass of sanitize: the automaton over the cleaned text, its state in
+/// a register, holding nothing and pushing nothing. Where the engine decides what
+/// to emit, this only needs the literals found, the bytes dropped and the markers
+/// matched (their ends: markers cannot overlap, so every end is one redaction).
+struct Counting<'l, A: Automaton> {
+    auto: A,
+    state: u16,
+    tally: Tally,
+    set: &'l LiteralSet<'l>,
+    dropper: Dropper,
+}
+
+impl<'l, A: Automaton> Counting<'l, A> {
+    /// One kept byte.
+    #[inline(always)]
+    fn step(&mut self, b: u8) {
+        self.state = self.auto.step(self.state, b);
+        let info = self.auto.info(self.state);
+        if info & COUNT_REPORTS != 0 {
+            self.report(info, b);
+        }
+    }
+
+    #[inline(never)]
+    fn report(&mut self, info: u16, b: u8) {
+        // The low byte of the info word is the literal mask.
+        self.tally.found |= (info & INFO_LITERALS) as u8;
+        if info & INFO_MARKER_END != 0 {
+            // The markers end in `t` (`…:start`) and `d` (`…:end`).
+            if b | 0x20 == b'd' {
+                self.tally.ends = self.tally.ends.saturating_add(1);
+            } else {
+                self.tally.starts = self.tally.starts.saturating_add(1);
+            }
+        }
+    }
+
+    /// After a dropped code point at `*at`: whole blocks while they drop something.
+    /// The kept length is a popcount; the automaton steps only over kept bytes, and
+    /// from its root only from a byte that leaves it.
+    #[inline]
+    fn dense(&mut self, bytes: &[u8], at: &mut usize) {
+        while let Some((consumed, keep, marked)) =
+            self.dropper.plan(bytes, *at, Some(self.set.leaves_root()))
+        {
+            let base = *at;
+            let mut rest = keep;
+            while rest != 0 {
+                if self.state == 0 {
+                    let next = marked & rest;
+                    if next == 0 {
+                        break;
+                    }
+                    // Below 64: `next` is not 0.
+                    rest &= u64::MAX << (next.trailing_zeros() & 63);
+                }
+                let i = rest.trailing_zeros() as usize;
+                rest &= rest.wrapping_sub(1);
+                if let Some(&b) = bytes.get(base.saturating_add(i)) {
+                    self.step(b);
+                }
+            }
+            let kept = keep.count_ones() as usize;
+            *at = base.saturating_add(consumed);
+            self.tally.dropped = self
+                .tally
+                .dropped
+                .saturating_add(consumed.saturating_sub(kept));
+            if kept == consumed {
+                return;
+            }
+        }
+    }
+
+    /// The whole text.
+    fn run(mut self, text: &str) -> Tally {
+        let bytes = text.as_bytes();
+        let len = bytes.len();
+        let first_bytes = self.set.first_bytes();
+        let mut scanner = Scanner::new(self.set.prose_stops());
+        let mut at = 0;
+        while at < len {
+            if self.state == 0 {
+                let from = at;
+                at = scanner.next(bytes, at, |i, b| {
+                    // As in the engine: ASCII stops are all decisions.
+                    b < 0x80
+                        || first_bytes.contains(b)
+                        || char_at(text, i).is_some_and(|c| {
+                            is_dangerous_invisible(c) || is_variation_selector(c) || is_control(c)
+                        })
+                });
+                if at > from {
+                    self.resync(bytes, from, at);
+                }
+                if at >= len {
+                    break;
+                }
+            }
+            let Some(&b) = bytes.get(at) else {
+                break;
+            };
+            if b < 0x80 {
+                if is_dropped_ascii(b) {
+                    self.tally.dropped = self.tally.dropped.saturating_add(1);
+                    at = at.saturating_add(1);
+                    self.dense(bytes, &mut at);
+                    continue;
+                }
+                self.step(b);
+                at = at.saturating_add(1);
+                // Busy on kept ASCII: skip along chains, step where they end.
+                while self.state != 0 {
+                    let (state, next) = self.auto.chain(self.state, bytes, at);
+                    self.state = state;
+                    at = next;
+                    match bytes.get(at) {
+                        Some(&b) if KEPT_ASCII.contains(b) => {
+                            self.step(b);
+                            at = at.saturating_add(1);
+                        }
+                        _ => break,
+                    }
+                }
+            } else {
+                let Some(c) = char_at(text, at) else {
+                    break;
+                };
+                let end = at.saturating_add(c.len_utf8());
+                let dropped =
+                    drops_non_ascii(c, || text.get(..at).and_then(|s| s.chars().next_back()));
+                if dropped {
+                    self.tally.dropped = self.tally.dropped.saturating_add(c.len_utf8());
+                    at = end;
+                    self.dense(bytes, &mut at);
+                } else {
+                    for &b in bytes.get(at..end).unwrap_or_default() {
+                        self.step(b);
+                    }
+                    at = end;
+                }
+            }
+        }
+        self.tally
+    }
+
+    /// Re-enters the automaton after the idle scan skipped `bytes[from..at]` (kept
+    /// text without a literal's first byte or the marker anchor: only a marker's
+    /// beginning can be in progress), as [`Engine::resync`] without holding.
+    #[inline]
+    fn resync(&mut self, bytes: &[u8], from: usize, at: usize) {
+        let start = at.saturating_sub(MARKER_RESYNC_LEN).max(from);
+        let tail = bytes.get(start..at).unwrap_or_default();
+        let Some(first) = tail.iter().position(|&b| b | 0x20 == MARKER_FIRST) else {
+            return;
+        };
+        for &b in tail.get(first..).unwrap_or_default() {
+            self.step(b);
+        }
+    }
+}
+
 /// `sanitizeProse(text, {field, maxBytes})` with the default wrapper literals, into
 /// `out`. Nothing is written unless the whole result fits; [`worst_case_len`] sizes
 /// a buffer that always does.
@@ -601,14 +781,18 @@ fn sanitize_on<'a, 'o, A: Automaton>(
     out: &'o mut [u8],
 ) -> Result<Prose<'o>, ProseError<'a>> {
     // First pass: the verdict and the length after redaction, writing nothing.
-    let mut engine = Engine::new(auto, literals.prose_stops(), literals.first_bytes());
-    let mut counter = Counter(0);
-    engine.push_str(text, &mut counter);
-    engine.finish(&mut counter);
-    if let Some(literal) = literals.first_of(engine.found) {
+    let tally = Counting {
+        auto,
+        state: 0,
+        tally: Tally::default(),
+        set: literals,
+        dropper: Dropper::new(DropRule::Prose),
+    }
+    .run(text);
+    if let Some(literal) = literals.first_of(tally.found) {
         return Err(ProseError::Rejected(Rejection::forgery(field, literal)));
     }
-    let original_bytes = counter.0;
+    let original_bytes = tally.redacted_len(text.len());
     let truncated = original_bytes > max_bytes;
     let note = TruncationNote {
         original_bytes,
@@ -622,9 +806,10 @@ fn sanitize_on<'a, 'o, A: Automaton>(
     if out.len() < needed {
         return Err(ProseError::BufferTooSmall(BufferTooSmall { needed }));
     }
+    let dropped = tally.dropped != 0;
     // Second pass: write, stopping as soon as the cap is reached. Text the first
     // pass left whole (nothing dropped or redacted) is its own result: a copy.
-    if !(engine.dropped || engine.redacted || truncated) {
+    if !(dropped || tally.markers() || truncated) {
         return Ok(Prose {
             text: crate::scan::copy_str(out, text).unwrap_or_default(),
             truncated,
@@ -632,10 +817,15 @@ fn sanitize_on<'a, 'o, A: Automaton>(
         });
     }
     let mut writer = CapWriter::new(out, max_bytes, true);
-    if engine.dropped || engine.redacted {
+    if tally.markers() {
+        // Markers to redact: the markers-only engine.
         let mut engine = Engine::new(&MARKER_DENSE, &MARKER_STOPS, ByteSet::EMPTY);
         engine.push_str(text, &mut writer);
         engine.finish(&mut writer);
+    } else if dropped {
+        // Only drops: strip's loop with the prose rule, dense regions packed
+        // straight into the output.
+        writer.len = drop_into(text, writer.out, max_bytes, DropRule::Prose).unwrap_or(0);
     } else {
         let end = floor_char_boundary(text, max_bytes);
         let body = text.as_bytes().get(..end).unwrap_or_default();

@@ -4,10 +4,10 @@
 //! few positions that need a decision. This module finds those positions; the
 //! operations never decode a code point they do not have to.
 //!
-//! A [`Finder`] describes a set of bytes; [`Scanner::next`] looks at 64 bytes at a
+//! A `Finder` describes a set of bytes; `Scanner::next` looks at 64 bytes at a
 //! time, hands each byte of the set to the caller's exact test, and returns the first
 //! one the test confirms. The 64-byte candidate masks come from a SIMD backend picked
-//! at run time (AVX2 or SSE2 on x86, [`x86`]) or from the portable SWAR code here,
+//! at run time (AVX2 or SSE2 on x86, module `x86`) or from the portable SWAR code here,
 //! which is always compiled and is tested against the others.
 
 // SIMD intrinsics need unsafe loads and calls; nowhere else in the crate does.
@@ -574,6 +574,24 @@ impl Dropper {
     }
 }
 
+impl Dropper {
+    /// [`Dropper::marked_block`] without packing: the bytes consumed, the keep mask
+    /// (bit `i`: byte `at + i` is kept) and the kept bytes in the set of `marks` (0
+    /// without). For counting passes, which need the kept length and a few of the
+    /// kept bytes, not the packed text.
+    #[inline]
+    pub(crate) fn plan(
+        &self,
+        text: &[u8],
+        at: usize,
+        marks: Option<&Finder>,
+    ) -> Option<(usize, u64, u64)> {
+        let compactor = self.compactor?;
+        let w = text.get(at.checked_sub(1)?..at.checked_add(64 + DROP_AHEAD)?)?;
+        plan_block(w, self.rule == DropRule::Prose, marks, compactor)
+    }
+}
+
 /// The compactor of this CPU (x86-64 only).
 #[inline]
 fn detect_compactor() -> Option<Compactor> {
@@ -588,7 +606,7 @@ fn detect_compactor() -> Option<Compactor> {
 }
 
 #[cfg(target_arch = "x86_64")]
-use x86::drop_block;
+use x86::{drop_block, plan_block};
 
 #[cfg(not(target_arch = "x86_64"))]
 fn drop_block(
@@ -598,6 +616,11 @@ fn drop_block(
     _: &mut [u8],
     c: Compactor,
 ) -> Option<(usize, usize, u64)> {
+    match c {}
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn plan_block(_: &[u8], _: bool, _: Option<&Finder>, c: Compactor) -> Option<(usize, u64, u64)> {
     match c {}
 }
 

@@ -3,8 +3,9 @@
 
 use core::fmt;
 
-use crate::class::{is_dangerous_invisible, is_stripped, is_variation_selector};
+use crate::class::{is_control, is_dangerous_invisible, is_stripped, is_variation_selector};
 use crate::scan::{ByteSet, DropRule, Dropper, Finder, Scanner, char_at};
+use crate::truncate::floor_char_boundary;
 use crate::utf8::{Utf8Error, Utf8Stream};
 
 /// Lead bytes of code points strip may drop (controls never are).
@@ -18,6 +19,9 @@ const STRIP_ATTENTION: ByteSet = ByteSet::EMPTY
 
 /// [`STRIP_ATTENTION`] prepared for the block scan.
 static STRIP_FINDER: Finder = Finder::new(STRIP_ATTENTION).refined();
+
+/// Lead bytes of code points prose may drop: strip's and the controls but TAB and LF.
+static PROSE_FINDER: Finder = Finder::new(crate::forgery::PROSE_ATTENTION).refined();
 
 /// Whether the code point at `i` may be dropped (a table member or a selector).
 #[inline]
@@ -130,26 +134,61 @@ pub fn strip_into<'o>(text: &str, out: &'o mut [u8]) -> Result<&'o str, BufferTo
             return Err(BufferTooSmall { needed });
         }
     }
+    match drop_into(text, out, usize::MAX, DropRule::Strip) {
+        Some(len) => {
+            let written = out.get(..len).unwrap_or_default();
+            // Infallible: whole runs of a `str` were copied.
+            Ok(crate::scan::to_str(written).unwrap_or_default())
+        }
+        // Nothing dropped: the result is the text, copied.
+        None => Ok(crate::scan::copy_str(out, text).unwrap_or_default()),
+    }
+}
+
+/// Writes the code points of `text` that `rule` keeps to `out`, at most `cap` bytes
+/// of them (cut on a code-point boundary); returns the length written, or `None`,
+/// writing nothing, when `text` drops nothing. Dense drop regions are packed a block
+/// at a time. Writes nothing past `out[..cap]`; a short `out` cuts like the cap.
+pub(crate) fn drop_into(text: &str, out: &mut [u8], cap: usize, rule: DropRule) -> Option<usize> {
+    let room = cap.min(out.len());
+    let out = out.get_mut(..room).unwrap_or_default();
     let bytes = text.as_bytes();
-    let mut scanner = Scanner::new(&STRIP_FINDER);
-    let dropper = Dropper::new(DropRule::Strip);
+    let prose = rule == DropRule::Prose;
+    let mut scanner = Scanner::new(if prose { &PROSE_FINDER } else { &STRIP_FINDER });
+    let dropper = Dropper::new(rule);
     let (mut len, mut run_start, mut at) = (0usize, 0usize, 0usize);
     loop {
-        at = scanner.next(bytes, at, |i, _| may_strip_at(text, i));
+        at = scanner.next(bytes, at, |i, b| {
+            if prose {
+                // ASCII stops are controls prose drops.
+                b < 0x80
+                    || char_at(text, i).is_some_and(|c| {
+                        is_control(c) || is_dangerous_invisible(c) || is_variation_selector(c)
+                    })
+            } else {
+                may_strip_at(text, i)
+            }
+        });
         let Some(c) = char_at(text, at) else {
             break;
         };
         let end = at.saturating_add(c.len_utf8());
         let prev = || text.get(..at).and_then(|s| s.chars().next_back());
-        let dropped = is_stripped(c, if c == '\u{FE0F}' { prev() } else { None });
+        let dropped = (prose && is_control(c) && c != '\t' && c != '\n')
+            || is_stripped(c, if c == '\u{FE0F}' { prev() } else { None });
         if dropped {
-            len = push_run(out, len, bytes.get(run_start..at).unwrap_or_default());
+            let run = text.get(run_start..at).unwrap_or_default();
+            match push_capped(out, len, run) {
+                Ok(n) => len = n,
+                Err(n) => return Some(n),
+            }
             run_start = end;
         }
         at = end;
         if dropped {
             // Dropped code points often come in crowds: take whole blocks while
-            // they keep dropping something.
+            // they keep dropping something (a block whose kept bytes do not fit is
+            // declined and goes the exact way, which cuts).
             while let Some((consumed, kept)) =
                 dropper.block(bytes, at, out.get_mut(len..).unwrap_or_default())
             {
@@ -163,13 +202,26 @@ pub fn strip_into<'o>(text: &str, out: &'o mut [u8]) -> Result<&'o str, BufferTo
         }
     }
     if run_start == 0 {
-        // Nothing dropped: the result is the text, copied.
-        return Ok(crate::scan::copy_str(out, text).unwrap_or_default());
+        return None;
     }
-    len = push_run(out, len, bytes.get(run_start..).unwrap_or_default());
-    let written = out.get(..len).unwrap_or_default();
-    // Infallible: whole runs of a `str` were copied.
-    Ok(crate::scan::to_str(written).unwrap_or_default())
+    let run = text.get(run_start..).unwrap_or_default();
+    Some(push_capped(out, len, run).unwrap_or_else(|n| n))
+}
+
+/// Appends `run` to `out` at `len` when it fits (`Ok`, the new length), else the
+/// part of it that does, cut on a code-point boundary (`Err`, the new length).
+#[inline(always)]
+fn push_capped(out: &mut [u8], len: usize, run: &str) -> Result<usize, usize> {
+    let room = out.len().saturating_sub(len);
+    if run.len() <= room {
+        return Ok(push_run(out, len, run.as_bytes()));
+    }
+    let cut = floor_char_boundary(run, room);
+    Err(push_run(
+        out,
+        len,
+        run.as_bytes().get(..cut).unwrap_or_default(),
+    ))
 }
 
 /// Appends `run` to `out` at `len`; returns the new length. Short runs (dense dirty

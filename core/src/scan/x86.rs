@@ -413,6 +413,35 @@ pub(super) fn drop_block(
     }
 }
 
+/// The plan of one dense-drop block without packing it: the bytes consumed, the
+/// keep mask (bit `i`: byte `i` of the block is kept) and the kept bytes in the set
+/// of `marks`; `w` as for [`drop_block`]. `None` when the block needs the exact path
+/// or the CPU lacks the compactor's instructions.
+#[inline]
+pub(super) fn plan_block(
+    w: &[u8],
+    prose: bool,
+    marks: Option<&Finder>,
+    with: Compactor,
+) -> Option<(usize, u64, u64)> {
+    if w.len() < 69 || !cpuid_drop::get() {
+        return None;
+    }
+    match with {
+        Compactor::Avx512 => {
+            if !cpuid_compress::get() {
+                return None;
+            }
+            // SAFETY: the CPU has AVX2, BMI2 and AVX-512 F and BW (checked above;
+            // POPCNT and LZCNT come with them on every such CPU) and `w` has 69 bytes.
+            unsafe { drop_plan512(w, prose, marks) }
+        }
+        // SAFETY: the CPU has AVX2 and BMI2 (checked above; POPCNT and LZCNT come
+        // with them) and `w` has 69 bytes.
+        Compactor::Bmi2 => unsafe { drop_plan(w, prose, marks) },
+    }
+}
+
 /// [`drop_block`] packing with `vpcompressb`.
 ///
 /// # Safety
