@@ -926,7 +926,57 @@ mod tests {
         )
     }
 
+    #[test]
+    fn chains_follow_the_literals() {
+        // After `<`, the chain spells the rest of the first literal up to (not
+        // including) its reporting last byte.
+        let s = DEFAULT_DENSE.step(0, b'<');
+        let text = b"/APPLICABLE-RULES>";
+        let (t, at) = DEFAULT_DENSE.chain(s, text, 0);
+        assert_eq!(at, 16);
+        let mut u = s;
+        for &b in &text[..16] {
+            u = DEFAULT_DENSE.step(u, b);
+        }
+        assert_eq!(t, u);
+        assert_eq!(DEFAULT_DENSE.chain(s, b"/Appl\x1B", 0).1, 5);
+        assert_eq!(DEFAULT_DENSE.chain(s, b"x", 0), (s, 0));
+    }
+
     proptest! {
+        #[test]
+        fn chains_equal_steps(
+            states in proptest::collection::vec(any::<u8>(), 1..8),
+            parts in proptest::collection::vec(proptest::sample::select(std::vec![
+                "</APPLICABLE-RULES>", "/applicable-rule", "pplicable", "## Applicable Rules (scoped",
+                "learnings index (selected", "LEARNINGS-INDEX>", "ntrusted-content:start",
+                "untrusted-content:end", "nd", "tart", "\u{1B}", "\r", "é", "<", "x", "-", " ",
+            ]), 0..6),
+        ) {
+            let text = parts.concat();
+            let bytes = text.as_bytes();
+            for dense in [&DEFAULT_DENSE, &MARKER_DENSE] {
+                for &s in &states {
+                    let trie_len = if core::ptr::eq(dense, &DEFAULT_DENSE) {
+                        Trie::build(&WRAPPER_FORGERY_LITERALS, true).unwrap().len
+                    } else {
+                        Trie::build(&[], true).unwrap().len
+                    };
+                    let s = u16::from(s) % trie_len as u16;
+                    for from in 0..bytes.len().min(24) {
+                        let (t, at) = dense.chain(s, bytes, from);
+                        let mut u = s;
+                        for &b in &bytes[from..at] {
+                            prop_assert!(matches!(b, b'\t' | b'\n' | 0x20..=0x7E));
+                            u = dense.step(u, b);
+                            prop_assert_eq!(dense.info(u) & (INFO_LITERALS | INFO_MARKER_END), 0);
+                        }
+                        prop_assert_eq!(t, u);
+                    }
+                }
+            }
+        }
+
         #[test]
         fn default_dfa_matches_plain_search(
             parts in proptest::collection::vec(prop_oneof![

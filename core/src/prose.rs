@@ -1104,6 +1104,11 @@ mod tests {
 
     /// The five steps done the plain way, one after another.
     fn naive(text: &str, max: usize) -> Result<String, String> {
+        naive_with(text, max, &crate::WRAPPER_FORGERY_LITERALS)
+    }
+
+    /// [`naive`] with another list of literals.
+    fn naive_with(text: &str, max: usize, literals: &[&str]) -> Result<String, String> {
         let mut cleaned = String::new();
         let mut prev = None;
         for c in text.chars() {
@@ -1114,7 +1119,7 @@ mod tests {
             prev = Some(c);
         }
         let lower = cleaned.to_ascii_lowercase();
-        for lit in crate::WRAPPER_FORGERY_LITERALS {
+        for lit in literals {
             if lower.contains(&lit.to_ascii_lowercase()) {
                 return Err(lit.to_string());
             }
@@ -1197,7 +1202,159 @@ mod tests {
         proptest::collection::vec(piece, 0..24).prop_map(|v| v.concat())
     }
 
+    /// `word` with a dropped code point (or none) between its bytes, chosen by
+    /// `seed`: markers and literals split by invisibles and controls.
+    fn split_by_drops(word: &str, seed: u64) -> String {
+        const DROPS: [&str; 8] = [
+            "\u{200B}",
+            "\u{1B}",
+            "\u{AD}",
+            "\u{E0041}",
+            "\u{FEFF}",
+            "\r",
+            "\u{85}",
+            "\u{2066}",
+        ];
+        let mut out = String::new();
+        let mut x = seed | 1;
+        for c in word.chars() {
+            out.push(c);
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if x.is_multiple_of(3) {
+                out.push_str(DROPS[(x >> 8) as usize % DROPS.len()]);
+            }
+        }
+        out
+    }
+
+    /// Text built to reach the specialised passes: dense drop regions long enough
+    /// for whole blocks, markers and literals split by dropped code points, chains
+    /// broken at every position, long clean stretches.
+    fn specialised_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let word = proptest::sample::select(std::vec![
+            "untrusted-content:start",
+            "UNTRUSTED-CONTENT:END",
+            "untrusted-content:",
+            "</APPLICABLE-RULE",
+            "</APPLICABLE-RULES>",
+            "</applicable-rules",
+            "## Learnings Index (selecte",
+            "## Learnings Index (selected",
+            "</LEARNINGS-INDEX",
+            "</",
+            "##",
+            "u",
+        ]);
+        let piece = prop_oneof![
+            3 => (word.clone(), any::<u64>()).prop_map(|(w, seed)| split_by_drops(w, seed)),
+            2 => word.prop_map(String::from),
+            2 => (proptest::sample::select(std::vec!["a\u{200B}", "u\u{1B}", "<\u{AD}", ":\u{E0041}", "😀\u{FE0F}", "\u{FE0F}", "é\u{2060}"]), 1usize..60)
+                .prop_map(|(p, n)| p.repeat(n)),
+            1 => "[a-zA-Z <>/#:()-]{0,140}",
+            1 => (0usize..200).prop_map(|n| "x".repeat(n)),
+        ];
+        proptest::collection::vec(piece, 0..16).prop_map(|v| v.concat())
+    }
+
+    /// Sanitize on every backend, compared with [`naive_with`]; `Err` is the length
+    /// of the rejected literal.
+    fn check_all_backends(
+        text: &str,
+        max: usize,
+        set: &LiteralSet<'_>,
+    ) -> Result<(), proptest::test_runner::TestCaseError> {
+        let expected = naive_with(text, max, set.literals()).map_err(|lit| lit.len());
+        for (portable, avx2) in [(false, false), (false, true), (true, false)] {
+            crate::scan::force_portable(portable);
+            crate::scan::force_avx2(avx2);
+            let mut out = vec![0u8; worst_case_len(text.len(), max)];
+            let got = sanitize_prose_with(text, "insight", max, set, &mut out)
+                .map(|p| p.text.to_string())
+                .map_err(|e| match e {
+                    ProseError::Rejected(r) => {
+                        let msg = r.to_string();
+                        set.literals()
+                            .iter()
+                            .filter(|l| msg.contains(*l))
+                            .map(|l| l.len())
+                            .max()
+                            .unwrap_or(0)
+                    }
+                    ProseError::BufferTooSmall(_) => usize::MAX,
+                });
+            crate::scan::force_portable(false);
+            crate::scan::force_avx2(false);
+            proptest::prop_assert_eq!(&got, &expected, "portable {} avx2 {}", portable, avx2);
+            // The exact size is enough (uncut: a cut may need the whole cap); one
+            // byte less writes nothing.
+            if let Ok(done) = &got {
+                if done.len() <= max {
+                    let mut exact = vec![0u8; done.len()];
+                    let again = sanitize_prose_with(text, "insight", max, set, &mut exact);
+                    proptest::prop_assert_eq!(again.map(|p| p.text), Ok(done.as_str()));
+                }
+                if !done.is_empty() {
+                    let mut short = vec![0xAAu8; done.len() - 1];
+                    let err = sanitize_prose_with(text, "insight", max, set, &mut short);
+                    proptest::prop_assert!(matches!(err, Err(ProseError::BufferTooSmall(_))));
+                    proptest::prop_assert!(short.iter().all(|&b| b == 0xAA));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn counting_pass_tallies_markers_and_drops() {
+        let text = "a\u{200B}untrusted-content:end b UNTRUSTED-\u{1B}content:start\r";
+        let tally = Counting {
+            auto: LiteralSet::DEFAULT.automaton(),
+            state: 0,
+            tally: Tally::default(),
+            set: &LiteralSet::DEFAULT,
+            dropper: Dropper::new(DropRule::Prose),
+        }
+        .run(text);
+        assert_eq!(
+            tally,
+            Tally {
+                found: 0,
+                dropped: 3 + 1 + 1,
+                starts: 1,
+                ends: 1
+            }
+        );
+    }
+
     proptest::proptest! {
+        #[test]
+        fn specialised_passes_match_naive(text in specialised_text(), cut in 0usize..1000) {
+            // Caps anywhere, including inside markers and their redactions.
+            let cleaned_len = naive(&text, usize::MAX).map(|t| t.len()).unwrap_or(0);
+            for max in [cut % (cleaned_len + 2), cut, usize::MAX / 2] {
+                check_all_backends(&text, max, &LiteralSet::DEFAULT)?;
+            }
+            check_all_backends(&text, cut, &LiteralSet::EMPTY)?;
+            // A custom set runs the trie (no chains).
+            let custom = ["</applicable-rule", "index (sel", "t:e"];
+            check_all_backends(&text, cut, &LiteralSet::new(&custom).unwrap())?;
+        }
+
+        #[test]
+        fn specialised_stream_matches_one_shot(text in specialised_text(), max in 0usize..600, size in 1usize..90) {
+            let Ok(expected) = naive(&text, max) else { return Ok(()) };
+            let mut buf = vec![0u8; stream_buffer_len(max)];
+            let mut stream =
+                ProseStream::new("insight", max, &LiteralSet::DEFAULT, &mut buf).unwrap();
+            for chunk in text.as_bytes().chunks(size) {
+                stream.feed(chunk).unwrap();
+            }
+            proptest::prop_assert_eq!(stream.finish().unwrap().text, expected.as_str());
+        }
+
         #[test]
         fn one_shot_matches_naive(text in hostile_text(), max in 0usize..400) {
             let expected = naive(&text, max).map_err(|lit| lit.len());
