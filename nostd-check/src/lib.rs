@@ -113,11 +113,54 @@ pub unsafe extern "C" fn airlock_nostd_check(
         let _ = prose.feed(input);
         let _ = write!(sink, "{:?}", prose.finish().map(|p| p.text.len()));
     }
+    // The rest of the public surface: the less common entry points.
+    let _ = black_box((
+        airlock_core::class::is_variation_selector(c),
+        airlock_core::class::is_stripped(c, Some(c)),
+        airlock_core::strip::stripped_len(text),
+        airlock_core::scan::first_attention(text),
+        airlock_core::scan::backend_name(),
+        airlock_core::frontmatter::js_number(text),
+        airlock_core::frontmatter::MetaKey::from_name(text),
+        Shape::from_pattern(text).map(|s| s.matches(text)),
+        airlock_core::header::check_message_ids(text, true).map_err(|e| (e.kind(), e.offset())),
+        utf8.position(),
+    ));
+    let custom = [text.get(..4).unwrap_or("x")];
+    if let Ok(set) = LiteralSet::new(&custom) {
+        let _ = write!(sink, "{:?}{:?}", set.literals(), find_forgery(text, &set));
+        let r = airlock_core::sanitize_prose_with(text, "f", 50, &set, out);
+        let _ = write!(sink, "{:?}", r.map(|p| p.truncated));
+    }
+    if let Err(r) = check_no_control(text, "f") {
+        let _ = write!(
+            sink,
+            "{}{}{:?}{}",
+            r.field(),
+            r.value(),
+            r.reason(),
+            r.message_len()
+        );
+    }
     let _ = write!(
         sink,
-        "{}{}",
+        "{}",
+        airlock_core::reject::JsonString::preview(text, 120)
+    );
+    if let Some(airlock_core::frontmatter::Refusal::AlwaysOn(problems)) =
+        airlock_core::frontmatter::refusal_reason(text)
+    {
+        for p in problems.iter() {
+            let _ = write!(sink, "{}", p.message());
+        }
+    }
+    let _ = write!(
+        sink,
+        "{}{}{}{}",
         airlock_core::UNICODE_VERSION,
-        airlock_core::VERSION
+        airlock_core::VERSION,
+        airlock_core::UNTRUSTED_BEGIN,
+        airlock_core::UNTRUSTED_END
     );
     sink.0
 }
