@@ -15,6 +15,8 @@
 #[allow(unsafe_code)]
 mod x86;
 
+mod portable;
+
 use core::sync::atomic::{AtomicBool, Ordering};
 
 /// A set of byte values, as a 256-bit mask.
@@ -480,6 +482,21 @@ pub(crate) enum Compactor {
     /// `pext` over 8-byte words (BMI2); the masks still come from AVX2.
     #[cfg(target_arch = "x86_64")]
     Bmi2,
+    /// No SIMD: a code point at a time over the block, classified by tables.
+    Portable,
+}
+
+impl Compactor {
+    /// The name of the compactor, for reports.
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Compactor::Avx512 => "AVX-512 (vpcompressb)",
+            #[cfg(target_arch = "x86_64")]
+            Compactor::Bmi2 => "AVX2 + BMI2 (pext)",
+            Compactor::Portable => "portable (tables)",
+        }
+    }
 }
 
 /// Which code points a [`Dropper`] removes.
@@ -505,22 +522,14 @@ pub(crate) struct Dropper {
 }
 
 impl Dropper {
-    /// A dropper for `rule` on the best compactor of this CPU (none when forced
-    /// portable or without AVX2 and BMI2: [`Dropper::block`] then always declines).
+    /// A dropper for `rule` on the best compactor of this CPU (the portable one when
+    /// forced portable or without AVX2 and BMI2).
     #[inline]
     pub(crate) fn new(rule: DropRule) -> Self {
-        let compactor = if FORCE_PORTABLE.load(Ordering::Relaxed) {
-            None
-        } else {
-            match detect_compactor() {
-                #[cfg(target_arch = "x86_64")]
-                Some(Compactor::Avx512) if FORCE_AVX2.load(Ordering::Relaxed) => {
-                    Some(Compactor::Bmi2)
-                }
-                other => other,
-            }
-        };
-        Dropper { rule, compactor }
+        Dropper {
+            rule,
+            compactor: Some(current_compactor()),
+        }
     }
 
     /// A dropper on a given compactor (for tests).
@@ -532,7 +541,7 @@ impl Dropper {
     /// Every compactor this CPU runs, and none (for tests).
     #[cfg(test)]
     pub(crate) fn available() -> std::vec::Vec<Option<Compactor>> {
-        let mut all = std::vec![None];
+        let mut all = std::vec![None, Some(Compactor::Portable)];
         #[cfg(target_arch = "x86_64")]
         match detect_compactor() {
             Some(Compactor::Avx512) => {
@@ -540,7 +549,7 @@ impl Dropper {
                 all.push(Some(Compactor::Avx512));
             }
             Some(Compactor::Bmi2) => all.push(Some(Compactor::Bmi2)),
-            None => {}
+            Some(Compactor::Portable) | None => {}
         }
         all
     }
@@ -592,7 +601,22 @@ impl Dropper {
     }
 }
 
-/// The compactor of this CPU (x86-64 only).
+/// The compactor dense drop regions use now: the CPU's best, or the portable one
+/// when forced portable; AVX2 + BMI2 rather than AVX-512 when forced AVX2.
+#[inline]
+fn current_compactor() -> Compactor {
+    if FORCE_PORTABLE.load(Ordering::Relaxed) {
+        return Compactor::Portable;
+    }
+    match detect_compactor() {
+        #[cfg(target_arch = "x86_64")]
+        Some(Compactor::Avx512) if FORCE_AVX2.load(Ordering::Relaxed) => Compactor::Bmi2,
+        Some(c) => c,
+        None => Compactor::Portable,
+    }
+}
+
+/// The SIMD compactor of this CPU (x86-64 only).
 #[inline]
 fn detect_compactor() -> Option<Compactor> {
     #[cfg(target_arch = "x86_64")]
@@ -605,23 +629,35 @@ fn detect_compactor() -> Option<Compactor> {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-use x86::{drop_block, plan_block};
-
-#[cfg(not(target_arch = "x86_64"))]
+/// One dense-drop block on `with` (see [`Dropper::marked_block`]).
+#[inline]
 fn drop_block(
-    _: &[u8],
-    _: bool,
-    _: Option<&Finder>,
-    _: &mut [u8],
-    c: Compactor,
+    w: &[u8],
+    prose: bool,
+    marks: Option<&Finder>,
+    out: &mut [u8],
+    with: Compactor,
 ) -> Option<(usize, usize, u64)> {
-    match c {}
+    match with {
+        Compactor::Portable => portable::drop_block(w, prose, marks, out),
+        #[cfg(target_arch = "x86_64")]
+        simd => x86::drop_block(w, prose, marks, out, simd),
+    }
 }
 
-#[cfg(not(target_arch = "x86_64"))]
-fn plan_block(_: &[u8], _: bool, _: Option<&Finder>, c: Compactor) -> Option<(usize, u64, u64)> {
-    match c {}
+/// One dense-drop block's plan on `with` (see [`Dropper::plan`]).
+#[inline]
+fn plan_block(
+    w: &[u8],
+    prose: bool,
+    marks: Option<&Finder>,
+    with: Compactor,
+) -> Option<(usize, u64, u64)> {
+    match with {
+        Compactor::Portable => portable::plan_block(w, prose, marks),
+        #[cfg(target_arch = "x86_64")]
+        simd => x86::plan_block(w, prose, marks, simd),
+    }
 }
 
 static FORCE_PORTABLE: AtomicBool = AtomicBool::new(false);
@@ -645,6 +681,12 @@ pub fn force_avx2(avx2: bool) {
 /// The scan backend this CPU uses (for benchmark reports).
 pub fn backend_name() -> &'static str {
     Backend::detect().name()
+}
+
+/// The backend of dense drop regions (strip and prose over text crowded with code
+/// points they drop) this CPU uses now (for benchmark reports).
+pub fn dense_drop_name() -> &'static str {
+    current_compactor().name()
 }
 
 /// Whether `c` is a control, a table member or a variation selector.
@@ -921,6 +963,19 @@ mod tests {
         .prop_map(|v| v.concat())
     }
 
+    /// The bits of `x` where `m` has ones, packed to the bottom.
+    fn portable_pext(x: u64, m: u64) -> u64 {
+        let mut r = 0;
+        let mut k = 0;
+        for i in 0..64 {
+            if m >> i & 1 == 1 {
+                r |= (x >> i & 1) << k;
+                k += 1;
+            }
+        }
+        r
+    }
+
     /// Whether `c`, after `prev` in the original text, is dropped by `rule`.
     fn naive_drops(rule: DropRule, c: char, prev: Option<char>) -> bool {
         crate::class::is_stripped(c, prev)
@@ -959,6 +1014,46 @@ mod tests {
                 if kept > 0 {
                     let mut short = [0u8; 64];
                     prop_assert_eq!(dropper.block(bytes, at, &mut short[..kept - 1]), None);
+                }
+            }
+        }
+
+        #[test]
+        fn dropper_compactors_agree(text in dense_text(), start in 1usize..64, prose: bool, odd: bool) {
+            // Marks as prose's automaton uses them, or a set with a continuation
+            // byte (the portable dropper's slow path).
+            let marks = if odd {
+                Finder::new(ByteSet::EMPTY.with(0x80).with(0x9F).with(b'a'))
+            } else {
+                Finder::new(ByteSet::EMPTY.with(b'<').with_both_cases(b'u'))
+            };
+            let rule = if prose { DropRule::Prose } else { DropRule::Strip };
+            let bytes = text.as_bytes();
+            let mut at = start.min(text.len());
+            while !text.is_char_boundary(at) {
+                at += 1;
+            }
+            type Seen = (Option<(usize, usize, u64, Vec<u8>)>, Option<(usize, u64, u64)>);
+            let mut seen: Option<Seen> = None;
+            for compactor in Dropper::available().into_iter().flatten() {
+                let dropper = Dropper::with_compactor(rule, Some(compactor));
+                let mut out = [0u8; 64];
+                let block = dropper
+                    .marked_block(bytes, at, Some(&marks), &mut out)
+                    .map(|(c, k, m)| (c, k, m, out[..k].to_vec()));
+                let plan = dropper.plan(bytes, at, Some(&marks));
+                prop_assert_eq!(block.is_some(), plan.is_some());
+                if let (Some((c, k, m, _)), Some((pc, keep, marked))) = (&block, plan) {
+                    prop_assert_eq!(*c, pc);
+                    prop_assert_eq!(*k, keep.count_ones() as usize);
+                    prop_assert_eq!(*m, portable_pext(marked, keep));
+                }
+                // A U+FE0F after non-ASCII just past the block's cut declines the
+                // SIMD blocks only: compare the blocks every compactor takes.
+                match &seen {
+                    _ if block.is_none() => {}
+                    None => seen = Some((block, plan)),
+                    Some(first) => prop_assert_eq!(first, &(block, plan), "{:?}", compactor),
                 }
             }
         }

@@ -96,8 +96,9 @@ fn main() -> ExitCode {
         pieces: 16,
     };
     println!(
-        "airlock gate: scan backend {}, {} rounds of {} x 64 KiB fresh pieces from 16 MiB pools",
+        "airlock gate: scan backend {}, dense drops {}, {} rounds of {} x 64 KiB fresh pieces from 16 MiB pools",
         airlock_core::scan::backend_name(),
+        airlock_core::scan::dense_drop_name(),
         bench.rounds,
         bench.pieces
     );

@@ -1,6 +1,7 @@
 //! Runs one operation over one kind of input in a loop, for `perf record`.
 //!
 //! `cargo run -p airlock-benches --release --bin profile -- <op> <kind> [seconds]`
+//! (`AIRLOCK_FORCE_PORTABLE=1` or `AIRLOCK_FORCE_AVX2=1` as for the gate)
 #![allow(
     clippy::indexing_slicing,
     clippy::unwrap_used,
@@ -14,6 +15,10 @@ use airlock_benches::{Kind, Op, Pool, Scratch};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    // As the gate: AIRLOCK_FORCE_PORTABLE=1, AIRLOCK_FORCE_AVX2=1.
+    let forced = |name| std::env::var_os(name).is_some_and(|v| v != "0");
+    airlock_core::scan::force_portable(forced("AIRLOCK_FORCE_PORTABLE"));
+    airlock_core::scan::force_avx2(forced("AIRLOCK_FORCE_AVX2"));
     let ops = [
         Op::Memcpy,
         Op::FromUtf8,

@@ -304,7 +304,8 @@ cpufeatures::new!(cpuid_drop, "avx2", "bmi2");
 cpufeatures::new!(cpuid_compress, "avx512f", "avx512bw", "avx512vbmi2");
 
 /// The compaction of dense drop regions this CPU runs: `vpcompressb` when it has
-/// AVX-512 VBMI2, else `pext` over 8-byte words (BMI2); `None` without AVX2 and BMI2.
+/// AVX-512 VBMI2, else `pext` over 8-byte words (BMI2); `None` without AVX2 and BMI2
+/// (the portable dropper then).
 #[inline]
 pub(super) fn detect_compactor() -> Option<Compactor> {
     if !cpuid_drop::get() {
@@ -410,6 +411,7 @@ pub(super) fn drop_block(
         // SAFETY: the CPU has AVX2 and BMI2 (checked above; POPCNT and LZCNT come
         // with them) and `w` has 69 bytes.
         Compactor::Bmi2 => unsafe { drop_block_pext(w, prose, marks, out) },
+        Compactor::Portable => None,
     }
 }
 
@@ -439,6 +441,7 @@ pub(super) fn plan_block(
         // SAFETY: the CPU has AVX2 and BMI2 (checked above; POPCNT and LZCNT come
         // with them) and `w` has 69 bytes.
         Compactor::Bmi2 => unsafe { drop_plan(w, prose, marks) },
+        Compactor::Portable => None,
     }
 }
 
