@@ -25,7 +25,7 @@
     )
 )]
 
-#[cfg(test)]
+#[cfg(any(test, feature = "plain"))]
 extern crate std;
 
 pub mod class;
@@ -34,6 +34,8 @@ pub mod fence;
 pub mod forgery;
 pub mod frontmatter;
 pub mod header;
+#[cfg(any(test, feature = "plain"))]
+pub mod plain;
 pub mod prose;
 pub mod reject;
 pub mod scan;

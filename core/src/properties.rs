@@ -7,11 +7,9 @@ use std::{format, vec};
 
 use proptest::prelude::*;
 
-use crate::class::{is_control, is_dangerous_invisible, is_extended_pictographic};
-use crate::forgery::{ENVELOPE_MARKERS, LiteralSet, MARKER_REDACTION, WRAPPER_FORGERY_LITERALS};
-use crate::prose::{
-    ProseStream, TruncationNote, sanitize_prose, stream_buffer_len, worst_case_len,
-};
+use crate::class::{is_control, is_dangerous_invisible};
+use crate::forgery::{ENVELOPE_MARKERS, LiteralSet, WRAPPER_FORGERY_LITERALS};
+use crate::prose::{ProseStream, sanitize_prose, stream_buffer_len, worst_case_len};
 use crate::strip::{StripStream, strip_into, strip_invisibles};
 use crate::{fence_token, truncate_to_bytes};
 
@@ -81,61 +79,6 @@ fn text() -> impl Strategy<Value = String> {
     proptest::collection::vec(fragment(), 0..60).prop_map(|v| v.concat())
 }
 
-/// strip, written as plainly as the rule reads.
-fn naive_strip(text: &str) -> String {
-    let mut out = String::new();
-    let mut prev: Option<char> = None;
-    for c in text.chars() {
-        let orphan = match c {
-            '\u{FE00}'..='\u{FE0E}' => true,
-            '\u{FE0F}' => !prev.is_some_and(is_extended_pictographic),
-            _ => false,
-        };
-        if !is_dangerous_invisible(c) && !orphan {
-            out.push(c);
-        }
-        prev = Some(c);
-    }
-    out
-}
-
-/// sanitize_prose, written as plainly as the reference reads.
-fn naive_sanitize(text: &str, max: usize) -> Result<String, &'static str> {
-    let cleaned: String = naive_strip(text)
-        .chars()
-        .filter(|&c| !is_control(c) || c == '\t' || c == '\n')
-        .collect();
-    let lower = cleaned.to_ascii_lowercase();
-    for lit in WRAPPER_FORGERY_LITERALS {
-        if lower.contains(&lit.to_ascii_lowercase()) {
-            return Err(lit);
-        }
-    }
-    let mut framed = String::new();
-    let mut i = 0;
-    while i < cleaned.len() {
-        let rest = &lower[i..];
-        if let Some(m) = ENVELOPE_MARKERS.iter().find(|m| rest.starts_with(*m)) {
-            framed.push_str(MARKER_REDACTION);
-            i += m.len();
-        } else {
-            let c = cleaned[i..].chars().next().unwrap();
-            framed.push(c);
-            i += c.len_utf8();
-        }
-    }
-    let t = truncate_to_bytes(&framed, max);
-    if t.truncated {
-        let note = TruncationNote {
-            original_bytes: t.bytes,
-            max_bytes: max,
-        };
-        Ok(format!("{}{note}", t.text))
-    } else {
-        Ok(framed)
-    }
-}
-
 fn sanitize(text: &str, max: usize) -> Result<String, &'static str> {
     let mut out = vec![0u8; worst_case_len(text.len(), max)];
     match sanitize_prose(text, "insight", max, &mut out) {
@@ -173,7 +116,7 @@ proptest! {
 
     #[test]
     fn sanitize_equals_plain_pipeline(t in text(), max in 0usize..300) {
-        prop_assert_eq!(sanitize(&t, max), naive_sanitize(&t, max));
+        prop_assert_eq!(sanitize(&t, max), crate::plain::sanitize(&t, max, &WRAPPER_FORGERY_LITERALS));
     }
 
     #[test]
@@ -212,7 +155,7 @@ proptest! {
     #[test]
     fn strip_equals_plain_walk_and_is_idempotent(t in text()) {
         let once = strip_invisibles(&t).to_string();
-        prop_assert_eq!(&once, &naive_strip(&t));
+        prop_assert_eq!(&once, &crate::plain::strip(&t));
         prop_assert_eq!(strip_invisibles(&once).to_string(), once.clone());
         let mut buf = vec![0u8; t.len()];
         prop_assert_eq!(strip_into(&t, &mut buf).unwrap(), once.as_str());

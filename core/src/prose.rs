@@ -1107,49 +1107,9 @@ mod tests {
         naive_with(text, max, &crate::WRAPPER_FORGERY_LITERALS)
     }
 
-    /// [`naive`] with another list of literals.
+    /// The plain oracle with another list of literals.
     fn naive_with(text: &str, max: usize, literals: &[&str]) -> Result<String, String> {
-        let mut cleaned = String::new();
-        let mut prev = None;
-        for c in text.chars() {
-            let control = is_control(c) && c != '\t' && c != '\n';
-            if !is_stripped(c, prev) && !control {
-                cleaned.push(c);
-            }
-            prev = Some(c);
-        }
-        let lower = cleaned.to_ascii_lowercase();
-        for lit in literals {
-            if lower.contains(&lit.to_ascii_lowercase()) {
-                return Err(lit.to_string());
-            }
-        }
-        let mut out = std::vec::Vec::new();
-        let (bytes, low) = (cleaned.as_bytes(), lower.as_bytes());
-        let mut i = 0;
-        while i < bytes.len() {
-            if let Some(m) = crate::ENVELOPE_MARKERS
-                .iter()
-                .find(|m| low[i..].starts_with(m.as_bytes()))
-            {
-                out.extend_from_slice(MARKER_REDACTION.as_bytes());
-                i += m.len();
-            } else {
-                out.push(bytes[i]);
-                i += 1;
-            }
-        }
-        let out = String::from_utf8(out).unwrap();
-        if out.len() <= max {
-            return Ok(out);
-        }
-        let cut = floor_char_boundary(&out, max);
-        Ok(std::format!(
-            "{} […truncated by the reconciliation engine: {} bytes exceeded the {}-byte cap]",
-            &out[..cut],
-            out.len(),
-            max
-        ))
+        crate::plain::sanitize(text, max, literals).map_err(|lit| lit.to_string())
     }
 
     fn hostile_text() -> impl proptest::strategy::Strategy<Value = String> {

@@ -1,65 +1,11 @@
 //! Fast path equals plain path: strip and sanitize_prose on every backend (the best
 //! the CPU has, AVX2 without AVX-512, portable) equal a plainly written per-code-point
-//! version of the rule.
+//! version of the rule (`airlock_core::plain`).
 #![no_main]
 
-use airlock_core::class::{is_control, is_dangerous_invisible, is_extended_pictographic};
 use airlock_core::scan::{force_avx2, force_portable};
-use airlock_core::{ENVELOPE_MARKERS, MARKER_REDACTION, WRAPPER_FORGERY_LITERALS};
-use airlock_core::{sanitize_prose, strip_into, truncate_to_bytes, worst_case_len};
+use airlock_core::{WRAPPER_FORGERY_LITERALS, plain, sanitize_prose, strip_into, worst_case_len};
 use libfuzzer_sys::fuzz_target;
-
-fn plain_strip(text: &str) -> String {
-    let mut out = String::new();
-    let mut prev = None;
-    for c in text.chars() {
-        let orphan = match c {
-            '\u{FE00}'..='\u{FE0E}' => true,
-            '\u{FE0F}' => !prev.is_some_and(is_extended_pictographic),
-            _ => false,
-        };
-        if !is_dangerous_invisible(c) && !orphan {
-            out.push(c);
-        }
-        prev = Some(c);
-    }
-    out
-}
-
-fn plain_sanitize(text: &str, max: usize) -> Result<String, &'static str> {
-    let cleaned: String = plain_strip(text)
-        .chars()
-        .filter(|&c| !is_control(c) || c == '\t' || c == '\n')
-        .collect();
-    let lower = cleaned.to_ascii_lowercase();
-    if let Some(lit) = WRAPPER_FORGERY_LITERALS
-        .iter()
-        .find(|l| lower.contains(&l.to_ascii_lowercase()))
-    {
-        return Err(lit);
-    }
-    let mut framed = String::new();
-    let mut i = 0;
-    while i < cleaned.len() {
-        if let Some(m) = ENVELOPE_MARKERS.iter().find(|m| lower[i..].starts_with(*m)) {
-            framed.push_str(MARKER_REDACTION);
-            i += m.len();
-        } else {
-            let c = cleaned[i..].chars().next().unwrap();
-            framed.push(c);
-            i += c.len_utf8();
-        }
-    }
-    let t = truncate_to_bytes(&framed, max);
-    Ok(if t.truncated {
-        format!(
-            "{} […truncated by the reconciliation engine: {} bytes exceeded the {}-byte cap]",
-            t.text, t.bytes, max
-        )
-    } else {
-        framed
-    })
-}
 
 fuzz_target!(|data: &[u8]| {
     let Some((&cap, rest)) = data.split_first() else {
@@ -69,8 +15,8 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let max = usize::from(cap) * 8;
-    let want_strip = plain_strip(text);
-    let want_prose = plain_sanitize(text, max);
+    let want_strip = plain::strip(text);
+    let want_prose = plain::sanitize(text, max, &WRAPPER_FORGERY_LITERALS);
     for (portable, avx2) in [(false, false), (false, true), (true, false)] {
         force_portable(portable);
         force_avx2(avx2);
