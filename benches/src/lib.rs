@@ -55,6 +55,11 @@ impl Kind {
         Kind::HostileMarkerPrefix,
     ];
 
+    /// The kind named `name` (see [`Kind::name`]).
+    pub fn named(name: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
     /// A short name for reports.
     pub const fn name(self) -> &'static str {
         match self {
@@ -391,6 +396,11 @@ pub enum Op {
 }
 
 impl Op {
+    /// The operation named `name` among `ops` (see [`Op::name`]).
+    pub fn named(name: &str, ops: &[Op]) -> Option<Op> {
+        ops.iter().copied().find(|o| o.name() == name)
+    }
+
     /// A short name for reports.
     pub const fn name(self) -> &'static str {
         match self {

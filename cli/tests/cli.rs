@@ -9,6 +9,8 @@
     missing_docs
 )]
 
+mod common;
+
 use std::fs;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -24,21 +26,11 @@ struct Run {
 
 fn run_in(dir: Option<&Path>, args: &[&str], stdin: &[u8]) -> Run {
     let mut cmd = Command::new(BIN);
-    cmd.args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    cmd.args(args);
     if let Some(dir) = dir {
         cmd.current_dir(dir);
     }
-    let mut child = cmd.spawn().unwrap();
-    let mut pipe = child.stdin.take().unwrap();
-    let input = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = pipe.write_all(&input);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
+    let out = common::output_of(&mut cmd, stdin);
     Run {
         code: out.status.code().unwrap(),
         stdout: String::from_utf8(out.stdout).unwrap(),

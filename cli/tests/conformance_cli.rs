@@ -9,8 +9,9 @@
     missing_docs
 )]
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
+
+use std::process::Command;
 
 use serde_json::Value;
 
@@ -59,20 +60,7 @@ struct Run {
 }
 
 fn run(args: &[&str], stdin: &[u8]) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_airlock"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut pipe = child.stdin.take().unwrap();
-    let input = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = pipe.write_all(&input);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
+    let out = common::output_of(Command::new(common::BIN).args(args), stdin);
     Run {
         code: out.status.code().unwrap(),
         stdout: out.stdout,

@@ -9,9 +9,10 @@
     missing_docs
 )]
 
-use std::io::Write;
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -33,20 +34,7 @@ fn path_env() -> String {
 }
 
 fn run(cmd: &mut Command, stdin: &[u8]) -> Output {
-    let mut child = cmd
-        .env("PATH", path_env())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin)
-        .expect("write stdin");
-    child.wait_with_output().expect("wait")
+    common::output_of(cmd.env("PATH", path_env()), stdin)
 }
 
 fn git(dir: &Path, args: &[&str]) {

@@ -8,9 +8,10 @@
     clippy::arithmetic_side_effects
 )]
 
-use std::io::Write;
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::{Value, json};
 use time::format_description::well_known::Rfc3339;
@@ -74,17 +75,11 @@ impl Gate {
             .env("AIRLOCK_SEND_GATE_STATE", self.state())
             .env("AIRLOCK_SEND_GATE_CLAUDE_SETTINGS", self.settings())
             .env("HOME", self.dir.path().join("home"))
-            .env_remove("AIRLOCK_SEND_GATE_TEST_PANIC")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .env_remove("AIRLOCK_SEND_GATE_TEST_PANIC");
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let mut child = cmd.spawn().unwrap();
-        // The gate may refuse before reading everything; a closed pipe is fine.
-        let _ = child.stdin.take().unwrap().write_all(stdin);
-        let out = child.wait_with_output().unwrap();
+        let out = common::output_of(&mut cmd, stdin);
         Out {
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -10,11 +10,12 @@
     missing_docs
 )]
 
+mod common;
+
 use std::fs;
-use std::io::Write;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use serde_json::Value;
 
@@ -99,23 +100,12 @@ impl Fixture {
 }
 
 fn run_hook(flags: &[String], stdin: &[u8]) -> Output {
-    let mut child = Command::new(AIRLOCK)
-        .args(["hook", "write-scope"])
-        .args(flags)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut pipe = child.stdin.take().unwrap();
-    let input = stdin.to_vec();
-    // Written from a thread: the hook may stop reading early (over-long input) and answer.
-    let writer = std::thread::spawn(move || {
-        let _ = pipe.write_all(&input);
-    });
-    let output = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    output
+    common::output_of(
+        Command::new(AIRLOCK)
+            .args(["hook", "write-scope"])
+            .args(flags),
+        stdin,
+    )
 }
 
 /// A Claude Code PreToolUse call.

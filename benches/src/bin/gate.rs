@@ -116,6 +116,8 @@ fn main() -> ExitCode {
         let ratio = ta / tb;
         let ok = ratio >= floor;
         let verdict = match (gated, ok) {
+            // A floor of 0 marks a ratio printed for context only.
+            (false, _) if floor <= 0.0 => "context",
             (true, true) => "ok",
             (true, false) => "FAIL",
             (false, true) => "target met",
@@ -189,19 +191,24 @@ fn main() -> ExitCode {
     );
     for op in [Scan, Strip, Sanitize, Fence, Frontmatter] {
         for kind in Kind::HOSTILE {
+            // Two pairs cannot fail, so they are printed for context, not gated: the
+            // scan returns at the first hit of hostile-invisible text, and the gate
+            // parses only the rule's fixed frontmatter block, whatever the body.
+            let gated = op != Frontmatter && !(op == Scan && kind == HostileInvisible);
             let label = format!(
-                "{} {} / {} clean (>= 1/8)",
+                "{} {} / {} clean ({})",
                 op.name(),
                 kind.name(),
-                op.name()
+                op.name(),
+                if gated { ">= 1/8" } else { "context" }
             );
             check(
                 &mut bench,
                 &label,
                 s(op, kind),
                 s(op, Clean),
-                1.0 / 8.0,
-                true,
+                if gated { 1.0 / 8.0 } else { 0.0 },
+                gated,
             );
         }
     }

@@ -22,14 +22,9 @@ fn main() {
         Op::Sanitize,
         Op::NaiveSanitize,
     ];
-    let op = ops
-        .into_iter()
-        .find(|o| Some(o.name()) == args.first().map(String::as_str))
-        .unwrap_or(Op::Sanitize);
-    let kind = Kind::ALL
-        .into_iter()
-        .find(|k| Some(k.name()) == args.get(1).map(String::as_str))
-        .unwrap_or(Kind::Mixed);
+    let arg = |i: usize| args.get(i).map_or("", String::as_str);
+    let op = Op::named(arg(0), &ops).unwrap_or(Op::Sanitize);
+    let kind = Kind::named(arg(1)).unwrap_or(Kind::Mixed);
     let reps: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
     if std::env::var_os("AIRLOCK_FORCE_PORTABLE").is_some_and(|v| v != "0") {
         airlock_core::scan::force_portable(true);

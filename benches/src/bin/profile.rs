@@ -31,14 +31,9 @@ fn main() {
         Op::Fence,
         Op::Frontmatter,
     ];
-    let op = ops
-        .into_iter()
-        .find(|o| Some(o.name()) == args.first().map(String::as_str))
-        .unwrap_or(Op::Sanitize);
-    let kind = Kind::ALL
-        .into_iter()
-        .find(|k| Some(k.name()) == args.get(1).map(String::as_str))
-        .unwrap_or(Kind::Mixed);
+    let arg = |i: usize| args.get(i).map_or("", String::as_str);
+    let op = Op::named(arg(0), &ops).unwrap_or(Op::Sanitize);
+    let kind = Kind::named(arg(1)).unwrap_or(Kind::Mixed);
     let secs: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(3.0);
     let mut pool = Pool::new(kind);
     let mut scratch = Scratch::default();

@@ -522,6 +522,49 @@ unsafe fn drop_block_pext(
     Some((consumed, total, _pext_u64(marked, keep)))
 }
 
+/// What the classification of a 64-byte block found, bit `i` for block byte `i`:
+/// the leads of 1- to 4-byte code points to drop, U+FE0F leads, continuation bytes.
+/// Both vector widths compute it; what it means is decided once, here.
+struct DropLeads {
+    len1: u64,
+    len2: u64,
+    len3: u64,
+    len4: u64,
+    fe0f: u64,
+    cont: u64,
+}
+
+impl DropLeads {
+    /// The bytes the block consumes (it ends before a code point that would cross its
+    /// end) and the mask of those to keep; `None` when the exact path must decide: a
+    /// U+FE0F after a non-ASCII byte (`prev_non_ascii`, bit `i`: the byte before block
+    /// byte `i`), or no code-point start in the block.
+    #[inline(always)]
+    fn keep_mask(&self, w: &[u8], prev_non_ascii: u64) -> Option<(usize, u64)> {
+        // U+FE0F is an orphan (dropped) after an ASCII code point.
+        if self.fe0f & prev_non_ascii != 0 {
+            return None;
+        }
+        let consumed = if w.get(65).is_some_and(|&b| (0x80..0xC0).contains(&b)) {
+            let starts = !self.cont;
+            if starts == 0 {
+                return None;
+            }
+            63usize.saturating_sub(starts.leading_zeros() as usize)
+        } else {
+            64
+        };
+        let (l1, l2, l3, l4) = (self.len1, self.len2, self.len3 | self.fe0f, self.len4);
+        let drop = l1 | l2 | l2 << 1 | l3 | l3 << 1 | l3 << 2 | l4 | l4 << 1 | l4 << 2 | l4 << 3;
+        let range = if consumed >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << consumed).wrapping_sub(1)
+        };
+        Some((consumed, !drop & range))
+    }
+}
+
 /// The bytes consumed, the keep mask of the block in `w` (see [`drop_block`]) and
 /// the mask of its bytes in the set of `marks` (0 without).
 ///
@@ -564,29 +607,15 @@ unsafe fn drop_plan(w: &[u8], prose: bool, marks: Option<&Finder>) -> Option<(us
     // Bytes before each block byte that are not ASCII.
     let prev_non_ascii = u64::from(_mm256_movemask_epi8(a[0]) as u32)
         | (u64::from(_mm256_movemask_epi8(b[0]) as u32) << 32);
-    let (l1, l2, mut l3, l4, fe0f, cont) = (m(0), m(1), m(2), m(3), m(4), m(5));
-    // U+FE0F is an orphan (dropped) after an ASCII code point; after anything else
-    // the exact path decides.
-    if fe0f & prev_non_ascii != 0 {
-        return None;
-    }
-    l3 |= fe0f;
-    // The block ends before a code point that would cross its end.
-    let consumed = if w.get(65).is_some_and(|&b| (0x80..0xC0).contains(&b)) {
-        let starts = !cont;
-        if starts == 0 {
-            return None;
-        }
-        63usize.saturating_sub(starts.leading_zeros() as usize)
-    } else {
-        64
+    let leads = DropLeads {
+        len1: m(0),
+        len2: m(1),
+        len3: m(2),
+        len4: m(3),
+        fe0f: m(4),
+        cont: m(5),
     };
-    let drop = l1 | l2 | l2 << 1 | l3 | l3 << 1 | l3 << 2 | l4 | l4 << 1 | l4 << 2 | l4 << 3;
-    let range = if consumed >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << consumed).wrapping_sub(1)
-    };
+    let (consumed, keep) = leads.keep_mask(w, prev_non_ascii)?;
     let marked = match marks {
         Some(f) => {
             let lo = _mm256_broadcastsi128_si256(table(f.lo));
@@ -599,7 +628,6 @@ unsafe fn drop_plan(w: &[u8], prose: bool, marks: Option<&Finder>) -> Option<(us
         }
         None => 0,
     };
-    let keep = !drop & range;
     Some((consumed, keep, marked & keep))
 }
 
@@ -662,28 +690,15 @@ unsafe fn drop_plan512(w: &[u8], prose: bool, marks: Option<&Finder>) -> Option<
         & (within64(t, 0x80, 0x81)
             | within64(t, 0x84, 0x86)
             | (eq64(t, 0x87) & within64(u, 0x80, 0xAF)));
-    let cont = within64(v, 0x80, 0xBF);
-    // U+FE0F is an orphan (dropped) after an ASCII code point; after anything else
-    // the exact path decides.
-    if fe0f & _mm512_movepi8_mask(p) != 0 {
-        return None;
-    }
-    let l3 = l3 | fe0f;
-    let consumed = if w.get(65).is_some_and(|&b| (0x80..0xC0).contains(&b)) {
-        let starts = !cont;
-        if starts == 0 {
-            return None;
-        }
-        63usize.saturating_sub(starts.leading_zeros() as usize)
-    } else {
-        64
+    let leads = DropLeads {
+        len1: l1,
+        len2: l2,
+        len3: l3,
+        len4: l4,
+        fe0f,
+        cont: within64(v, 0x80, 0xBF),
     };
-    let drop = l1 | l2 | l2 << 1 | l3 | l3 << 1 | l3 << 2 | l4 | l4 << 1 | l4 << 2 | l4 << 3;
-    let range = if consumed >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << consumed).wrapping_sub(1)
-    };
+    let (consumed, keep) = leads.keep_mask(w, _mm512_movepi8_mask(p))?;
     let marked = match marks {
         Some(f) => {
             let lo = _mm512_broadcast_i32x4(table(f.lo));
@@ -702,6 +717,5 @@ unsafe fn drop_plan512(w: &[u8], prose: bool, marks: Option<&Finder>) -> Option<
         }
         None => 0,
     };
-    let keep = !drop & range;
     Some((consumed, keep, marked & keep))
 }
