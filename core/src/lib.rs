@@ -36,9 +36,11 @@ pub mod frontmatter;
 pub mod header;
 #[cfg(any(test, feature = "plain"))]
 pub mod plain;
+pub mod profile;
 pub mod prose;
 pub mod reject;
 pub mod scan;
+pub mod strict;
 pub mod strip;
 mod tables;
 pub mod token;
@@ -58,6 +60,7 @@ pub use forgery::{
 pub use prose::{
     Prose, ProseError, ProseStream, sanitize_prose, sanitize_prose_with, worst_case_len,
 };
+pub use profile::Profile;
 pub use reject::{Reason, Rejection};
 pub use scan::first_attention;
 pub use strip::{BufferTooSmall, StripStream, strip_into, strip_invisibles};

@@ -30,10 +30,12 @@ const drop = ranges([...d.dropSet].sort((a, b) => a - b));
 expect('D code points', d.dropSet.size, 4174);
 
 // Joining types, as ranges of one type each.
-const JT = { T: 1, L: 2, D: 3, R: 4, C: 5 };
+// Join_Causing is not listed: RFC 5892 A.1 treats it like Non_Joining.
+const JT = { T: 1, L: 2, D: 3, R: 4 };
 const joining = [];
 for (const cp of [...d.joiningType.keys()].sort((a, b) => a - b)) {
 	const t = JT[d.joiningType.get(cp)];
+	if (t === undefined) continue;
 	const last = joining.at(-1);
 	if (last && last[1] + 1 === cp && last[2] === t) last[1] = cp;
 	else joining.push([cp, cp, t]);
@@ -142,9 +144,7 @@ const out = [
 	'pub(crate) const JT_D: u8 = 3;',
 	'/// Joining_Type R.',
 	'pub(crate) const JT_R: u8 = 4;',
-	'/// Joining_Type C.',
-	'pub(crate) const JT_C: u8 = 5;',
-	'/// Joining_Type other than U: sorted, inclusive ranges of one type each.',
+	'/// Joining_Type T, L, D, R (the rest is U or C): sorted, inclusive ranges of one type each.',
 	`pub(crate) static JOINING: [(u32, u32, u8); ${joining.length}] = [`,
 	...joining.map(([lo, hi, t]) => `    (${hex(lo)}, ${hex(hi)}, ${t}),`),
 	'];',

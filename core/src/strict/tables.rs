@@ -37,10 +37,8 @@ pub(crate) const JT_L: u8 = 2;
 pub(crate) const JT_D: u8 = 3;
 /// Joining_Type R.
 pub(crate) const JT_R: u8 = 4;
-/// Joining_Type C.
-pub(crate) const JT_C: u8 = 5;
-/// Joining_Type other than U: sorted, inclusive ranges of one type each.
-pub(crate) static JOINING: [(u32, u32, u8); 529] = [
+/// Joining_Type T, L, D, R (the rest is U or C): sorted, inclusive ranges of one type each.
+pub(crate) static JOINING: [(u32, u32, u8); 524] = [
     (0x00AD, 0x00AD, 1),
     (0x0300, 0x036F, 1),
     (0x0483, 0x0489, 1),
@@ -60,7 +58,6 @@ pub(crate) static JOINING: [(u32, u32, u8); 529] = [
     (0x062A, 0x062E, 3),
     (0x062F, 0x0632, 4),
     (0x0633, 0x063F, 3),
-    (0x0640, 0x0640, 5),
     (0x0641, 0x0647, 3),
     (0x0648, 0x0648, 4),
     (0x0649, 0x064A, 3),
@@ -120,7 +117,6 @@ pub(crate) static JOINING: [(u32, u32, u8); 529] = [
     (0x07A6, 0x07B0, 1),
     (0x07CA, 0x07EA, 3),
     (0x07EB, 0x07F3, 1),
-    (0x07FA, 0x07FA, 5),
     (0x07FD, 0x07FD, 1),
     (0x0816, 0x0819, 1),
     (0x081B, 0x0823, 1),
@@ -142,7 +138,6 @@ pub(crate) static JOINING: [(u32, u32, u8); 529] = [
     (0x0868, 0x0868, 3),
     (0x0869, 0x086A, 4),
     (0x0870, 0x0882, 4),
-    (0x0883, 0x0885, 5),
     (0x0886, 0x0886, 3),
     (0x0889, 0x088D, 3),
     (0x088E, 0x088E, 4),
@@ -256,7 +251,6 @@ pub(crate) static JOINING: [(u32, u32, u8); 529] = [
     (0x17C9, 0x17D3, 1),
     (0x17DD, 0x17DD, 1),
     (0x1807, 0x1807, 3),
-    (0x180A, 0x180A, 5),
     (0x180B, 0x180D, 1),
     (0x180F, 0x180F, 1),
     (0x1820, 0x1878, 3),
@@ -303,7 +297,6 @@ pub(crate) static JOINING: [(u32, u32, u8); 529] = [
     (0x1CF8, 0x1CF9, 1),
     (0x1DC0, 0x1DFF, 1),
     (0x200B, 0x200B, 1),
-    (0x200D, 0x200D, 5),
     (0x200E, 0x200F, 1),
     (0x202A, 0x202E, 1),
     (0x2060, 0x2064, 1),

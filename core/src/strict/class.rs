@@ -1,0 +1,208 @@
+//! Lookups in the strict profile's generated tables (PROFILE-STRICT §1, §2, §4).
+
+use super::tables::{
+    DROP, EMOJI_EDGE_CP, EMOJI_EDGE_START, EMOJI_EDGE_TO, EMOJI_TERMINAL, FOLD, FOLD_TEXT,
+    JOINING, TEXT_BASES, VIRAMA,
+};
+pub(crate) use super::tables::{EMOJI_MAX_LEN, JT_D, JT_L, JT_R, JT_T};
+
+/// Whether `cp` is in the drop set D (Default_Ignorable_Code_Point ∪ Bidi_Control).
+#[inline]
+pub fn in_drop_set(c: char) -> bool {
+    let cp = u32::from(c);
+    // D starts at U+00AD.
+    if cp < 0xAD {
+        return false;
+    }
+    in_ranges(&DROP, cp)
+}
+
+fn in_ranges(table: &[(u32, u32)], cp: u32) -> bool {
+    table
+        .binary_search_by(|&(lo, hi)| {
+            if hi < cp {
+                core::cmp::Ordering::Less
+            } else if lo > cp {
+                core::cmp::Ordering::Greater
+            } else {
+                core::cmp::Ordering::Equal
+            }
+        })
+        .is_ok()
+}
+
+/// The Joining_Type of `cp` (one of the `JT_*` codes), 0 for U (Non_Joining).
+#[inline]
+pub(crate) fn joining_type(cp: u32) -> u8 {
+    // Nothing below U+00AD joins.
+    if cp < 0xAD {
+        return 0;
+    }
+    match JOINING.binary_search_by(|&(lo, hi, _)| {
+        if hi < cp {
+            core::cmp::Ordering::Less
+        } else if lo > cp {
+            core::cmp::Ordering::Greater
+        } else {
+            core::cmp::Ordering::Equal
+        }
+    }) {
+        Ok(i) => JOINING.get(i).map_or(0, |&(_, _, t)| t),
+        Err(_) => 0,
+    }
+}
+
+/// Canonical_Combining_Class 9.
+#[inline]
+pub(crate) fn is_virama(cp: u32) -> bool {
+    cp >= 0x094D && VIRAMA.binary_search(&cp).is_ok()
+}
+
+/// Whether `P U+FE0F` is Basic_Emoji for `P = cp`.
+#[inline]
+pub(crate) fn is_text_base(cp: u32) -> bool {
+    TEXT_BASES.binary_search(&cp).is_ok()
+}
+
+/// The emoji trie's child of `node` on `cp`.
+#[inline]
+pub(crate) fn emoji_child(node: u16, cp: u32) -> Option<u16> {
+    let n = usize::from(node);
+    let lo = usize::from(*EMOJI_EDGE_START.get(n)?);
+    let hi = usize::from(*EMOJI_EDGE_START.get(n.checked_add(1)?)?);
+    let edges = EMOJI_EDGE_CP.get(lo..hi)?;
+    let k = edges.binary_search(&cp).ok()?;
+    EMOJI_EDGE_TO.get(lo.checked_add(k)?).copied()
+}
+
+/// Whether `node` ends an RGI sequence.
+#[inline]
+pub(crate) fn emoji_terminal(node: u16) -> bool {
+    let n = usize::from(node);
+    EMOJI_TERMINAL
+        .get(n >> 6)
+        .is_some_and(|w| w >> (n & 63) & 1 == 1)
+}
+
+/// What a code point is on the folded view (§4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fold {
+    /// Folds to these ASCII bytes (empty for a member of D).
+    Chars(&'static [u8]),
+    /// A barrier no literal crosses.
+    Barrier,
+}
+
+/// Lower-case ASCII, one byte each, for the folds of ASCII code points.
+static ASCII_LOWER: [u8; 128] = {
+    let mut t = [0u8; 128];
+    let mut i = 0;
+    while i < 128 {
+        t[i] = (i as u8).to_ascii_lowercase();
+        i += 1;
+    }
+    t
+};
+
+/// The fold of `c` (§4).
+#[inline]
+pub(crate) fn fold(c: char) -> Fold {
+    let cp = u32::from(c);
+    if cp < 0x80 {
+        let i = cp as usize;
+        return Fold::Chars(ASCII_LOWER.get(i..=i).unwrap_or_default());
+    }
+    if in_drop_set(c) {
+        return Fold::Chars(&[]);
+    }
+    match FOLD.binary_search_by_key(&cp, |&(k, _, _)| k) {
+        Ok(i) => match FOLD.get(i) {
+            Some(&(_, off, len)) => {
+                let start = usize::from(off);
+                let end = start.saturating_add(usize::from(len));
+                Fold::Chars(FOLD_TEXT.as_bytes().get(start..end).unwrap_or_default())
+            }
+            None => Fold::Barrier,
+        },
+        Err(_) => Fold::Barrier,
+    }
+}
+
+/// First bytes of the UTF-8 encodings of members of D.
+pub(crate) static DROP_LEADS: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut r = 0;
+    while r < DROP.len() {
+        let (lo, hi) = DROP[r];
+        let mut cp = lo;
+        while cp <= hi {
+            let lead = if cp < 0x80 {
+                cp
+            } else if cp < 0x800 {
+                0xC0 | (cp >> 6)
+            } else if cp < 0x10000 {
+                0xE0 | (cp >> 12)
+            } else {
+                0xF0 | (cp >> 18)
+            };
+            t[lead as usize] = true;
+            cp += 1;
+        }
+        r += 1;
+    }
+    t
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drop_set_is_the_pinned_census() {
+        let mut n = 0;
+        for c in '\0'..=char::MAX {
+            if in_drop_set(c) {
+                n += 1;
+                let mut buf = [0u8; 4];
+                let lead = c.encode_utf8(&mut buf).as_bytes()[0];
+                assert!(DROP_LEADS[lead as usize], "{:X}", u32::from(c));
+            }
+        }
+        assert_eq!(n, 4174);
+        // Every member of the reference table is in D.
+        for c in '\0'..=char::MAX {
+            if crate::class::is_dangerous_invisible(c) {
+                assert!(in_drop_set(c), "{:X}", u32::from(c));
+            }
+        }
+        for c in ['\u{200E}', '\u{61C}', '\u{34F}', '\u{180F}', '\u{1D173}', '\u{E0FFF}'] {
+            assert!(in_drop_set(c));
+        }
+        for c in ['a', '\u{A0}', '\u{2028}', '\u{FFF9}', '\u{20E3}'] {
+            assert!(!in_drop_set(c));
+        }
+    }
+
+    #[test]
+    fn folds() {
+        assert_eq!(fold('A'), Fold::Chars(b"a"));
+        assert_eq!(fold('\u{FF21}'), Fold::Chars(b"a"));
+        assert_eq!(fold('\u{410}'), Fold::Chars(b"a"));
+        assert_eq!(fold('\u{FF5C}'), Fold::Chars(b"|"));
+        assert_eq!(fold('\u{A0}'), Fold::Chars(b" "));
+        assert_eq!(fold('\u{200D}'), Fold::Chars(b""));
+        assert_eq!(fold('é'), Fold::Barrier);
+        assert_eq!(fold('\u{2581}'), Fold::Barrier);
+    }
+
+    #[test]
+    fn joining_and_viramas() {
+        assert_eq!(joining_type(0x628), JT_D); // BEH
+        assert_eq!(joining_type(0x627), JT_R); // ALEF
+        assert_eq!(joining_type(0x64E), JT_T); // FATHA
+        assert_eq!(joining_type(u32::from('a')), 0);
+        assert!(is_virama(0x94D));
+        assert!(!is_virama(0x915));
+        assert!(is_text_base(0x2764));
+    }
+}

@@ -1,0 +1,481 @@
+//! Step 2: drop D except what spells (PROFILE-STRICT §1–2).
+//!
+//! A member of D is decided by its neighbours in the input as given: up to
+//! [`EMOJI_MAX_LEN`]` - 1` code points either side for the RGI sequences, the joining
+//! context of RFC 5892 A.1 (at most [`JOIN_T_MAX`] transparent code points either side),
+//! the code point before it for viramas and U+FE0E. Members of D that may be kept wait
+//! in a window of at most [`WINDOW`] code points until their fate is known; the
+//! others are decided on sight, and text without members of D passes in whole runs.
+
+use super::class::{
+    EMOJI_MAX_LEN, JT_D, JT_L, JT_R, JT_T, emoji_child, emoji_terminal, in_drop_set,
+    is_text_base, is_virama, joining_type,
+};
+use super::class::DROP_LEADS;
+
+/// The most transparent (Joining_Type T) code points RFC 5892 A.1's context may span on
+/// either side of a ZWNJ; a longer run breaks it (no script needs more, and the
+/// bound keeps the stream's memory constant).
+pub const JOIN_T_MAX: usize = 32;
+
+/// Code points before a member of D that an RGI sequence covering it may start at.
+const LOOKBACK: usize = EMOJI_MAX_LEN.saturating_sub(1);
+
+/// Capacity of the window of undecided code points.
+pub(crate) const WINDOW: usize = 64;
+
+const ZWNJ: u32 = 0x200C;
+const ZWJ: u32 = 0x200D;
+const VS15: u32 = 0xFE0E;
+const VS16: u32 = 0xFE0F;
+
+/// Where step 2 puts its results.
+pub(crate) trait KeepSink {
+    /// Kept text, in order.
+    fn text(&mut self, s: &str);
+    /// A member of D was dropped at byte `at` of the input.
+    fn dropped(&mut self, at: usize, c: char) {
+        let _ = (at, c);
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fate {
+    Keep,
+    Drop,
+    /// Kept when an RGI sequence covers it (ZWJ, U+FE0F, tags).
+    Covered,
+    /// Kept when a joining context follows (ZWNJ after L|D T*).
+    Zwnj,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    cp: u32,
+    at: usize,
+    fate: Fate,
+}
+
+const EMPTY: Entry = Entry {
+    cp: 0,
+    at: 0,
+    fate: Fate::Keep,
+};
+
+/// Step 2 over a stream of text pieces.
+#[derive(Clone, Debug)]
+pub(crate) struct Keeper {
+    /// The last code points before the window, oldest first.
+    hist: [u32; LOOKBACK],
+    hist_len: usize,
+    /// The code point before the next one, as given.
+    prev: Option<u32>,
+    /// RFC 5892 A.1 lookbehind: an L|D then at most `JOIN_T_MAX` T, no member of D.
+    left_ok: bool,
+    t_run: usize,
+    win: [Entry; WINDOW],
+    start: usize,
+    len: usize,
+    /// Byte offset of the next code point in the input.
+    pos: usize,
+}
+
+impl Keeper {
+    pub(crate) const fn new() -> Self {
+        Keeper {
+            hist: [0; LOOKBACK],
+            hist_len: 0,
+            prev: None,
+            left_ok: false,
+            t_run: 0,
+            win: [EMPTY; WINDOW],
+            start: 0,
+            len: 0,
+            pos: 0,
+        }
+    }
+
+    /// Feeds `text` (whole code points).
+    pub(crate) fn push(&mut self, text: &str, sink: &mut impl KeepSink) {
+        let bytes = text.as_bytes();
+        let mut i = 0usize;
+        while i < bytes.len() {
+            if self.len == 0 {
+                let j = next_drop(text, i);
+                if j > i {
+                    let run = text.get(i..j).unwrap_or_default();
+                    sink.text(run);
+                    self.absorb(run);
+                    self.pos = self.pos.saturating_add(run.len());
+                    i = j;
+                }
+            }
+            let Some(c) = text.get(i..).and_then(|s| s.chars().next()) else {
+                break;
+            };
+            self.append(c, sink);
+            i = i.saturating_add(c.len_utf8());
+        }
+    }
+
+    /// Ends the input: what still waits is decided with what was seen.
+    pub(crate) fn finish(&mut self, sink: &mut impl KeepSink) {
+        self.settle(true, sink);
+    }
+
+    /// Updates the history with a run of code points outside D, emitted already.
+    fn absorb(&mut self, run: &str) {
+        let mut tail = [0u32; LOOKBACK];
+        let mut n = 0usize;
+        let mut rev = run.chars().rev();
+        // The joining lookbehind: T code points back to the first other one.
+        let mut t = 0usize;
+        let mut decided = false;
+        for c in rev.by_ref() {
+            let cp = u32::from(c);
+            if n < LOOKBACK {
+                if let Some(slot) = tail.get_mut(n) {
+                    *slot = cp;
+                }
+                n = n.saturating_add(1);
+            }
+            if !decided {
+                match joining_type(cp) {
+                    JT_T => t = t.saturating_add(1),
+                    JT_L | JT_D => {
+                        self.left_ok = t <= JOIN_T_MAX;
+                        self.t_run = t;
+                        decided = true;
+                    }
+                    _ => {
+                        self.left_ok = false;
+                        self.t_run = 0;
+                        decided = true;
+                    }
+                }
+                if t > JOIN_T_MAX {
+                    self.left_ok = false;
+                    decided = true;
+                }
+            }
+            if decided && n >= LOOKBACK {
+                break;
+            }
+        }
+        if !decided {
+            self.t_run = self.t_run.saturating_add(t);
+            self.left_ok = self.left_ok && self.t_run <= JOIN_T_MAX;
+        }
+        if let Some(&last) = tail.first() {
+            if n > 0 {
+                self.prev = Some(last);
+            }
+        }
+        for k in (0..n).rev() {
+            if let Some(&cp) = tail.get(k) {
+                self.remember(cp);
+            }
+        }
+    }
+
+    fn remember(&mut self, cp: u32) {
+        if self.hist_len < LOOKBACK {
+            if let Some(slot) = self.hist.get_mut(self.hist_len) {
+                *slot = cp;
+            }
+            self.hist_len = self.hist_len.saturating_add(1);
+        } else {
+            self.hist.rotate_left(1);
+            if let Some(slot) = self.hist.last_mut() {
+                *slot = cp;
+            }
+        }
+    }
+
+    /// One code point through the slow path.
+    fn append(&mut self, c: char, sink: &mut impl KeepSink) {
+        let cp = u32::from(c);
+        let prev = self.prev;
+        let fate = if !in_drop_set(c) {
+            Fate::Keep
+        } else {
+            match cp {
+                ZWJ if prev.is_some_and(is_virama) => Fate::Keep,
+                ZWJ => Fate::Covered,
+                ZWNJ if prev.is_some_and(is_virama) => Fate::Keep,
+                ZWNJ if self.left_ok => Fate::Zwnj,
+                VS15 if prev.is_some_and(is_text_base) => Fate::Keep,
+                VS16 | 0xE0020..=0xE007F => Fate::Covered,
+                _ => Fate::Drop,
+            }
+        };
+        // The joining lookbehind for what follows.
+        if in_drop_set(c) {
+            self.left_ok = false;
+            self.t_run = 0;
+        } else {
+            match joining_type(cp) {
+                JT_T => {
+                    self.t_run = self.t_run.saturating_add(1);
+                    if self.t_run > JOIN_T_MAX {
+                        self.left_ok = false;
+                    }
+                }
+                JT_L | JT_D => {
+                    self.left_ok = true;
+                    self.t_run = 0;
+                }
+                _ => {
+                    self.left_ok = false;
+                    self.t_run = 0;
+                }
+            }
+        }
+        self.prev = Some(cp);
+        let at = self.pos;
+        self.pos = self.pos.saturating_add(c.len_utf8());
+        if self.len == 0 && matches!(fate, Fate::Keep | Fate::Drop) {
+            self.release(Entry { cp, at, fate }, sink);
+            return;
+        }
+        if self.start.saturating_add(self.len) >= WINDOW {
+            // Compact: the live entries move to the front.
+            self.win.copy_within(self.start.., 0);
+            self.start = 0;
+        }
+        if self.len >= WINDOW {
+            // Cannot happen (a fate is known within `JOIN_T_MAX + 1` code points);
+            // decide the oldest with what is there rather than grow.
+            self.settle_one(true, sink);
+        }
+        let slot = self.start.saturating_add(self.len);
+        if let Some(e) = self.win.get_mut(slot) {
+            *e = Entry { cp, at, fate };
+            self.len = self.len.saturating_add(1);
+        }
+        self.settle(false, sink);
+    }
+
+    /// Emits or drops one decided code point and moves it to the history.
+    fn release(&mut self, e: Entry, sink: &mut impl KeepSink) {
+        let c = char::from_u32(e.cp).unwrap_or('\u{FFFD}');
+        if e.fate == Fate::Keep {
+            let mut buf = [0u8; 4];
+            sink.text(c.encode_utf8(&mut buf));
+        } else {
+            sink.dropped(e.at, c);
+        }
+        self.remember(e.cp);
+    }
+
+    /// Decides and releases the oldest entries while their fate is known.
+    fn settle(&mut self, last: bool, sink: &mut impl KeepSink) {
+        while self.len > 0 {
+            if !self.settle_one(last, sink) {
+                return;
+            }
+        }
+    }
+
+    fn settle_one(&mut self, last: bool, sink: &mut impl KeepSink) -> bool {
+        let Some(mut e) = self.win.get(self.start).copied() else {
+            return false;
+        };
+        let keep = match e.fate {
+            Fate::Keep => true,
+            Fate::Drop => false,
+            Fate::Covered => match self.covered(last) {
+                Some(k) => k,
+                None => return false,
+            },
+            Fate::Zwnj => match self.joins_right(last) {
+                Some(k) => k,
+                None => return false,
+            },
+        };
+        e.fate = if keep { Fate::Keep } else { Fate::Drop };
+        self.start = self.start.saturating_add(1);
+        self.len = self.len.saturating_sub(1);
+        if self.len == 0 {
+            self.start = 0;
+        }
+        self.release(e, sink);
+        true
+    }
+
+    /// The code point at `j` of history ++ window.
+    fn seq(&self, j: usize) -> Option<u32> {
+        if j < self.hist_len {
+            return self.hist.get(j).copied();
+        }
+        let w = j.checked_sub(self.hist_len)?;
+        if w >= self.len {
+            return None;
+        }
+        self.win.get(self.start.checked_add(w)?).map(|e| e.cp)
+    }
+
+    /// Whether an RGI sequence covers the oldest entry; `None` while more text could
+    /// still decide it.
+    fn covered(&self, last: bool) -> Option<bool> {
+        let after = self.len.saturating_sub(1);
+        if after < LOOKBACK && !last {
+            return None;
+        }
+        let k = self.hist_len;
+        for s in k.saturating_sub(LOOKBACK)..=k {
+            let mut node = 0u16;
+            let mut j = s;
+            while let Some(cp) = self.seq(j) {
+                let Some(next) = emoji_child(node, cp) else {
+                    break;
+                };
+                node = next;
+                if j >= k && emoji_terminal(node) {
+                    return Some(true);
+                }
+                j = j.saturating_add(1);
+            }
+        }
+        Some(false)
+    }
+
+    /// RFC 5892 A.1's lookahead for the oldest entry, a ZWNJ: T* then R|D.
+    fn joins_right(&self, last: bool) -> Option<bool> {
+        let mut t = 0usize;
+        for w in 1..self.len {
+            let e = self.win.get(self.start.saturating_add(w))?;
+            let Some(c) = char::from_u32(e.cp) else {
+                return Some(false);
+            };
+            if in_drop_set(c) {
+                return Some(false);
+            }
+            match joining_type(e.cp) {
+                JT_T => {
+                    t = t.saturating_add(1);
+                    if t > JOIN_T_MAX {
+                        return Some(false);
+                    }
+                }
+                JT_R | JT_D => return Some(true),
+                _ => return Some(false),
+            }
+        }
+        if last { Some(false) } else { None }
+    }
+}
+
+/// The offset of the first member of D in `text` at or after `from`, or its length.
+#[inline]
+fn next_drop(text: &str, from: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut i = from;
+    loop {
+        // Members of D are never ASCII: skip ASCII eight bytes at a time.
+        while let Some(chunk) = bytes.get(i..i.saturating_add(8)) {
+            let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+            if word & 0x8080_8080_8080_8080 != 0 {
+                break;
+            }
+            i = i.saturating_add(8);
+        }
+        let Some(off) = bytes
+            .get(i..)
+            .and_then(|rest| rest.iter().position(|&b| DROP_LEADS.get(usize::from(b)) == Some(&true)))
+        else {
+            return bytes.len();
+        };
+        i = i.saturating_add(off);
+        match text.get(i..).and_then(|s| s.chars().next()) {
+            Some(c) if in_drop_set(c) => return i,
+            Some(c) => i = i.saturating_add(c.len_utf8()),
+            None => i = i.saturating_add(1),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::string::String;
+    use std::vec::Vec;
+
+    struct Collect {
+        out: String,
+        drops: Vec<(usize, char)>,
+    }
+    impl KeepSink for Collect {
+        fn text(&mut self, s: &str) {
+            self.out.push_str(s);
+        }
+        fn dropped(&mut self, at: usize, c: char) {
+            self.drops.push((at, c));
+        }
+    }
+
+    fn keep(text: &str) -> String {
+        let mut k = Keeper::new();
+        let mut sink = Collect {
+            out: String::new(),
+            drops: Vec::new(),
+        };
+        k.push(text, &mut sink);
+        k.finish(&mut sink);
+        sink.out
+    }
+
+    #[test]
+    fn spells_are_kept() {
+        for s in [
+            "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}\u{200D}\u{1F466}",
+            "1\u{FE0F}\u{20E3}",
+            "\u{2764}\u{FE0F}",
+            "\u{2764}\u{FE0E}",
+            "\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}",
+            "\u{915}\u{94D}\u{200D}\u{937}",
+            "\u{645}\u{6CC}\u{200C}\u{62E}\u{648}\u{627}\u{647}\u{645}",
+            "\u{915}\u{94D}\u{200C}\u{937}",
+        ] {
+            assert_eq!(keep(s), s);
+        }
+    }
+
+    #[test]
+    fn the_rest_goes() {
+        assert_eq!(keep("a\u{200D}b"), "ab");
+        assert_eq!(keep("a\u{200E}b\u{200B}"), "ab");
+        assert_eq!(keep("\u{2764}\u{FE0F}\u{FE0F}"), "\u{2764}\u{FE0F}");
+        assert_eq!(keep("\u{2764}\u{FE0E}\u{FE0E}"), "\u{2764}\u{FE0E}");
+        assert_eq!(keep("a\u{FE0F}"), "a");
+        assert_eq!(keep("a\u{E0061}"), "a");
+        // An invisible inside a sequence breaks it.
+        assert_eq!(
+            keep("\u{1F468}\u{200B}\u{200D}\u{1F469}"),
+            "\u{1F468}\u{1F469}"
+        );
+        // ZWNJ after a right-joining letter: no context.
+        assert_eq!(keep("\u{627}\u{200C}\u{628}"), "\u{627}\u{628}");
+        assert_eq!(keep("\u{628}\u{200C}"), "\u{628}");
+    }
+
+    #[test]
+    fn split_anywhere() {
+        let text = "x\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467} \u{628}\u{200C}\u{64E}\u{628} 1\u{FE0F}\u{20E3}\u{200E}";
+        let whole = keep(text);
+        for cut in 0..=text.len() {
+            if !text.is_char_boundary(cut) {
+                continue;
+            }
+            let mut k = Keeper::new();
+            let mut sink = Collect {
+                out: String::new(),
+                drops: Vec::new(),
+            };
+            k.push(&text[..cut], &mut sink);
+            k.push(&text[cut..], &mut sink);
+            k.finish(&mut sink);
+            assert_eq!(sink.out, whole, "cut {cut}");
+        }
+    }
+}

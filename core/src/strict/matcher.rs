@@ -1,0 +1,503 @@
+//! Steps 3–5 of strict sanitize (PROFILE-STRICT §4–§7): controls but TAB and LF go,
+//! forgery literals are found and markers, special tokens and `<!--` replaced, all on
+//! the folded view.
+//!
+//! Replacement is leftmost-longest over a hold of at most [`HOLD`] code points: the
+//! patterns are prefix-free (at most one matches at a position), so the hold keeps the
+//! text from the leftmost position where a pattern may still match until it matches
+//! or fails. Text that folds to no pattern's first byte passes in whole runs.
+
+use super::class::{Fold, fold};
+use crate::forgery::{ENVELOPE_MARKERS, LiteralSet, MARKER_REDACTION};
+
+/// What a special token is replaced with (§5).
+pub const TOKEN_REDACTION: &str = "[redacted special token]";
+/// What `<!--` is replaced with (§6).
+pub const COMMENT_REDACTION: &str = "[html-comment]";
+
+/// The fixed special tokens (§5), folded (ASCII lower case).
+pub const SPECIAL_TOKENS: [&str; 12] = [
+    "[INST]",
+    "[/INST]",
+    "<<SYS>>",
+    "<</SYS>>",
+    "<start_of_turn>",
+    "<end_of_turn>",
+    "<think>",
+    "</think>",
+    "<tool_call>",
+    "</tool_call>",
+    "<tool_response>",
+    "</tool_response>",
+];
+
+/// The most code points a generic token's name may have (§5).
+pub const NAME_MAX: usize = 64;
+
+/// Code points the replacement hold keeps at most: the longest pattern's span.
+pub(crate) const HOLD: usize = NAME_MAX.saturating_add(16);
+
+/// The most bytes a folded forgery literal may have; a longer one, or one holding a
+/// barrier, can never occur on the folded view.
+pub const LITERAL_FOLD_MAX: usize = 128;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Marker,
+    Token,
+    Comment,
+}
+
+/// The fixed patterns, folded, with what replaces them.
+const FIXED: [(&str, Kind); 15] = [
+    (ENVELOPE_MARKERS[0], Kind::Marker),
+    (ENVELOPE_MARKERS[1], Kind::Marker),
+    ("[inst]", Kind::Token),
+    ("[/inst]", Kind::Token),
+    ("<<sys>>", Kind::Token),
+    ("<</sys>>", Kind::Token),
+    ("<start_of_turn>", Kind::Token),
+    ("<end_of_turn>", Kind::Token),
+    ("<think>", Kind::Token),
+    ("</think>", Kind::Token),
+    ("<tool_call>", Kind::Token),
+    ("</tool_call>", Kind::Token),
+    ("<tool_response>", Kind::Token),
+    ("</tool_response>", Kind::Token),
+    ("<!--", Kind::Comment),
+];
+
+/// Whether a folded byte may begin a pattern.
+#[inline]
+const fn starts_pattern(b: u8) -> bool {
+    matches!(b, b'<' | b'[' | b'u')
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Outcome {
+    NoMatch,
+    NeedMore,
+    /// A match ending with the code point at this hold index.
+    Match(usize, Kind),
+}
+
+/// One forgery literal, folded, with its KMP failure function.
+#[derive(Clone, Copy, Debug)]
+struct Literal {
+    pat: [u8; LITERAL_FOLD_MAX],
+    len: usize,
+    fail: [u8; LITERAL_FOLD_MAX],
+    state: usize,
+}
+
+impl Literal {
+    fn new(literal: &str) -> Literal {
+        let mut lit = Literal {
+            pat: [0; LITERAL_FOLD_MAX],
+            len: 0,
+            fail: [0; LITERAL_FOLD_MAX],
+            state: 0,
+        };
+        for c in literal.chars() {
+            let Fold::Chars(bytes) = fold(c) else {
+                lit.len = 0;
+                return lit;
+            };
+            for &b in bytes {
+                let Some(slot) = lit.pat.get_mut(lit.len) else {
+                    lit.len = 0;
+                    return lit;
+                };
+                *slot = b;
+                lit.len = lit.len.saturating_add(1);
+            }
+        }
+        // KMP failure function: fail[i] = longest proper border of pat[..=i].
+        let mut k = 0usize;
+        for i in 1..lit.len {
+            let b = lit.pat.get(i).copied().unwrap_or(0);
+            while k > 0 && lit.pat.get(k).copied() != Some(b) {
+                k = usize::from(lit.fail.get(k.saturating_sub(1)).copied().unwrap_or(0));
+            }
+            if lit.pat.get(k).copied() == Some(b) {
+                k = k.saturating_add(1);
+            }
+            if let Some(f) = lit.fail.get_mut(i) {
+                *f = u8::try_from(k).unwrap_or(0);
+            }
+        }
+        lit
+    }
+
+    /// Steps on one folded byte; whether the literal ends here.
+    #[inline]
+    fn step(&mut self, b: u8) -> bool {
+        if self.len == 0 {
+            return false;
+        }
+        while self.state > 0 && self.pat.get(self.state).copied() != Some(b) {
+            self.state = usize::from(self.fail.get(self.state.saturating_sub(1)).copied().unwrap_or(0));
+        }
+        if self.pat.get(self.state).copied() == Some(b) {
+            self.state = self.state.saturating_add(1);
+        }
+        if self.state >= self.len {
+            self.state = usize::from(self.fail.get(self.len.saturating_sub(1)).copied().unwrap_or(0));
+            return true;
+        }
+        false
+    }
+}
+
+/// The forgery literals of a set, searched on the folded view.
+#[derive(Clone, Debug)]
+struct Detector {
+    lits: [Literal; crate::forgery::MAX_LITERALS],
+    count: usize,
+    /// Bit `i`: literal `i` was found.
+    found: u8,
+    /// Both cases of each literal's first folded byte.
+    firsts: [bool; 128],
+}
+
+impl Detector {
+    fn new(set: &LiteralSet<'_>) -> Detector {
+        let blank = Literal {
+            pat: [0; LITERAL_FOLD_MAX],
+            len: 0,
+            fail: [0; LITERAL_FOLD_MAX],
+            state: 0,
+        };
+        let mut d = Detector {
+            lits: [blank; crate::forgery::MAX_LITERALS],
+            count: 0,
+            found: 0,
+            firsts: [false; 128],
+        };
+        for (slot, literal) in d.lits.iter_mut().zip(set.literals()) {
+            *slot = Literal::new(literal);
+            if slot.len > 0 {
+                let b = slot.pat.first().copied().unwrap_or(0);
+                for v in [b, b.to_ascii_uppercase()] {
+                    if let Some(f) = d.firsts.get_mut(usize::from(v)) {
+                        *f = true;
+                    }
+                }
+            }
+            d.count = d.count.saturating_add(1);
+        }
+        d
+    }
+
+    #[inline]
+    fn is_idle(&self) -> bool {
+        self.lits.iter().take(self.count).all(|l| l.state == 0)
+    }
+
+    #[inline]
+    fn feed(&mut self, f: Fold) {
+        match f {
+            Fold::Chars(bytes) => {
+                for &b in bytes {
+                    for (i, lit) in self.lits.iter_mut().take(self.count).enumerate() {
+                        if lit.step(b) {
+                            self.found |= 1u8.checked_shl(i as u32).unwrap_or(0);
+                        }
+                    }
+                }
+            }
+            Fold::Barrier => {
+                for lit in self.lits.iter_mut() {
+                    lit.state = 0;
+                }
+            }
+        }
+    }
+}
+
+/// Where steps 3–5 put their output.
+pub(crate) trait Out {
+    /// Takes the next piece of output.
+    fn put(&mut self, s: &str);
+}
+
+/// Steps 3–5 over a stream of text pieces.
+#[derive(Clone, Debug)]
+pub(crate) struct Matcher {
+    detector: Detector,
+    hold: [char; HOLD],
+    hold_len: usize,
+    /// Where the next candidate start is looked for: a fold offset in `hold[0]`.
+    scan_off: usize,
+    /// Bytes that leave the fast path: controls but TAB/LF, DEL, pattern and literal
+    /// first bytes (both cases); non-ASCII bytes always do.
+    stops: [bool; 128],
+    /// Whether a marker, token or comment was replaced.
+    pub(crate) replaced: bool,
+}
+
+impl Matcher {
+    pub(crate) fn new(set: &LiteralSet<'_>) -> Matcher {
+        let detector = Detector::new(set);
+        let mut stops = detector.firsts;
+        for (b, stop) in stops.iter_mut().enumerate() {
+            let b = b as u8;
+            if (b < 0x20 && b != b'\t' && b != b'\n') || b == 0x7F || starts_pattern(b.to_ascii_lowercase()) {
+                *stop = true;
+            }
+        }
+        Matcher {
+            detector,
+            hold: ['\0'; HOLD],
+            hold_len: 0,
+            scan_off: 0,
+            stops,
+            replaced: false,
+        }
+    }
+
+    /// The literals found so far (bit `i`: literal `i` of the set).
+    pub(crate) fn found(&self) -> u8 {
+        self.detector.found
+    }
+
+    /// Feeds text (whole code points) that steps 1–2 kept.
+    pub(crate) fn push(&mut self, text: &str, out: &mut impl Out) {
+        let bytes = text.as_bytes();
+        let mut i = 0usize;
+        while i < bytes.len() {
+            if self.hold_len == 0 && self.detector.is_idle() {
+                let rest = bytes.get(i..).unwrap_or_default();
+                let n = rest
+                    .iter()
+                    .position(|&b| b >= 0x80 || self.stops.get(usize::from(b)) == Some(&true))
+                    .unwrap_or(rest.len());
+                if n > 0 {
+                    out.put(text.get(i..i.saturating_add(n)).unwrap_or_default());
+                    i = i.saturating_add(n);
+                }
+            }
+            let Some(c) = text.get(i..).and_then(|s| s.chars().next()) else {
+                break;
+            };
+            i = i.saturating_add(c.len_utf8());
+            if crate::class::is_control(c) && c != '\t' && c != '\n' {
+                continue;
+            }
+            let f = fold(c);
+            self.detector.feed(f);
+            let candidate = match f {
+                Fold::Chars(b) => b.iter().any(|&b| starts_pattern(b)),
+                Fold::Barrier => false,
+            };
+            if self.hold_len == 0 && !candidate {
+                let mut buf = [0u8; 4];
+                out.put(c.encode_utf8(&mut buf));
+                continue;
+            }
+            if self.hold_len >= HOLD {
+                // Cannot happen (no pattern spans `HOLD` code points): decide what
+                // is held rather than grow.
+                self.resolve(true, out);
+            }
+            if let Some(slot) = self.hold.get_mut(self.hold_len) {
+                *slot = c;
+                self.hold_len = self.hold_len.saturating_add(1);
+            }
+            self.resolve(false, out);
+        }
+    }
+
+    /// Ends the input.
+    pub(crate) fn finish(&mut self, out: &mut impl Out) {
+        self.resolve(true, out);
+    }
+
+    /// Emits the first `n` held code points and drops them from the hold.
+    fn emit_held(&mut self, n: usize, out: &mut impl Out) {
+        let n = n.min(self.hold_len);
+        for &c in self.hold.get(..n).unwrap_or_default() {
+            let mut buf = [0u8; 4];
+            out.put(c.encode_utf8(&mut buf));
+        }
+        self.drop_held(n);
+    }
+
+    fn drop_held(&mut self, n: usize) {
+        let n = n.min(self.hold_len);
+        self.hold.copy_within(n..self.hold_len, 0);
+        self.hold_len = self.hold_len.saturating_sub(n);
+        self.scan_off = 0;
+    }
+
+    /// Replaces, emits and keeps held text until a pattern waits for more input (or,
+    /// when `last`, until nothing is held).
+    fn resolve(&mut self, last: bool, out: &mut impl Out) {
+        loop {
+            let Some((i, off)) = self.next_candidate() else {
+                self.emit_held(self.hold_len, out);
+                return;
+            };
+            if i > 0 {
+                self.emit_held(i, out);
+            }
+            self.scan_off = off;
+            match self.match_at(off, last) {
+                Outcome::NeedMore => return,
+                Outcome::NoMatch => self.scan_off = off.saturating_add(1),
+                Outcome::Match(end, kind) => {
+                    out.put(match kind {
+                        Kind::Marker => MARKER_REDACTION,
+                        Kind::Token => TOKEN_REDACTION,
+                        Kind::Comment => COMMENT_REDACTION,
+                    });
+                    self.replaced = true;
+                    self.drop_held(end.saturating_add(1));
+                }
+            }
+        }
+    }
+
+    /// The first held position, from `scan_off` in `hold[0]` on, whose folded byte may
+    /// begin a pattern: `(code point index, fold offset)`.
+    fn next_candidate(&self) -> Option<(usize, usize)> {
+        for (i, &c) in self.hold.get(..self.hold_len)?.iter().enumerate() {
+            if let Fold::Chars(bytes) = fold(c) {
+                let from = if i == 0 { self.scan_off } else { 0 };
+                if let Some(k) = bytes
+                    .get(from..)
+                    .unwrap_or_default()
+                    .iter()
+                    .position(|&b| starts_pattern(b))
+                {
+                    return Some((i, from.saturating_add(k)));
+                }
+            }
+        }
+        None
+    }
+
+    /// The folded view of the hold from fold offset `off` of `hold[0]`.
+    fn cursor(&self, off: usize) -> Cursor<'_> {
+        Cursor {
+            hold: self.hold.get(..self.hold_len).unwrap_or_default(),
+            i: 0,
+            off,
+        }
+    }
+
+    fn match_at(&self, off: usize, last: bool) -> Outcome {
+        let mut more = false;
+        for (pat, kind) in FIXED {
+            match fixed_at(self.cursor(off), pat.as_bytes()) {
+                Outcome::Match(end, _) => return Outcome::Match(end, kind),
+                Outcome::NeedMore => more = true,
+                Outcome::NoMatch => {}
+            }
+        }
+        match generic_at(self.cursor(off)) {
+            Outcome::Match(end, _) => return Outcome::Match(end, Kind::Token),
+            Outcome::NeedMore => more = true,
+            Outcome::NoMatch => {}
+        }
+        if more && !last {
+            Outcome::NeedMore
+        } else {
+            Outcome::NoMatch
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Item {
+    Char(u8, usize),
+    Barrier(usize),
+}
+
+/// Walks the folded view of held code points.
+#[derive(Clone, Copy, Debug)]
+struct Cursor<'h> {
+    hold: &'h [char],
+    i: usize,
+    off: usize,
+}
+
+impl Iterator for Cursor<'_> {
+    type Item = Item;
+
+    fn next(&mut self) -> Option<Item> {
+        loop {
+            let &c = self.hold.get(self.i)?;
+            match fold(c) {
+                Fold::Barrier => {
+                    let at = self.i;
+                    self.i = self.i.saturating_add(1);
+                    self.off = 0;
+                    return Some(Item::Barrier(at));
+                }
+                Fold::Chars(bytes) => {
+                    if let Some(&b) = bytes.get(self.off) {
+                        self.off = self.off.saturating_add(1);
+                        return Some(Item::Char(b, self.i));
+                    }
+                    self.i = self.i.saturating_add(1);
+                    self.off = 0;
+                }
+            }
+        }
+    }
+}
+
+fn fixed_at(mut cur: Cursor<'_>, pat: &[u8]) -> Outcome {
+    let mut end = 0;
+    for &p in pat {
+        match cur.next() {
+            None => return Outcome::NeedMore,
+            Some(Item::Char(b, at)) if b == p.to_ascii_lowercase() => end = at,
+            Some(_) => return Outcome::NoMatch,
+        }
+    }
+    Outcome::Match(end, Kind::Token)
+}
+
+/// `<|` name `|>` (§5).
+fn generic_at(mut cur: Cursor<'_>) -> Outcome {
+    for p in [b'<', b'|'] {
+        match cur.next() {
+            None => return Outcome::NeedMore,
+            Some(Item::Char(b, _)) if b == p => {}
+            Some(_) => return Outcome::NoMatch,
+        }
+    }
+    let mut names = 0usize;
+    let mut last_name: Option<usize> = None;
+    loop {
+        let (b, at) = match cur.next() {
+            None => return Outcome::NeedMore,
+            Some(Item::Barrier(at)) => (None, at),
+            Some(Item::Char(b, at)) => (Some(b), at),
+        };
+        match b {
+            Some(b'|') => {
+                if names == 0 {
+                    return Outcome::NoMatch;
+                }
+                return match cur.next() {
+                    None => Outcome::NeedMore,
+                    Some(Item::Char(b'>', end)) => Outcome::Match(end, Kind::Token),
+                    Some(_) => Outcome::NoMatch,
+                };
+            }
+            Some(b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C | b'<' | b'>') => return Outcome::NoMatch,
+            _ => {
+                if last_name != Some(at) {
+                    last_name = Some(at);
+                    names = names.saturating_add(1);
+                    if names > NAME_MAX {
+                        return Outcome::NoMatch;
+                    }
+                }
+            }
+        }
+    }
+}

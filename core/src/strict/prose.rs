@@ -1,0 +1,375 @@
+//! Strict `strip` (steps 1–2) and strict `sanitize_prose` (steps 1–6), one-shot and
+//! streaming (PROFILE-STRICT §7). Both forms run the same stages over pieces of text,
+//! so they compute the same bytes; each stage keeps a bounded hold, so the stream's
+//! memory is constant.
+
+use core::fmt::{self, Write};
+
+use super::escape::Escapes;
+use super::keep::{KeepSink, Keeper};
+use super::matcher::{Matcher, Out};
+use crate::forgery::LiteralSet;
+use crate::prose::{Prose, ProseError, StreamError, TruncationNote, stream_buffer_len};
+use crate::reject::Rejection;
+use crate::strip::BufferTooSmall;
+use crate::truncate::floor_char_boundary;
+use crate::utf8::{Utf8Error, Utf8Stream};
+
+/// Steps 1–2 handing their runs to `emit`.
+struct StripSink<F: FnMut(&str)>(F);
+
+impl<F: FnMut(&str)> KeepSink for StripSink<F> {
+    #[inline]
+    fn text(&mut self, s: &str) {
+        (self.0)(s);
+    }
+}
+
+/// Strict strip over a stream of pieces of whole code points.
+#[derive(Clone, Debug)]
+pub(crate) struct StripEngine {
+    escapes: Escapes,
+    keeper: Keeper,
+}
+
+impl StripEngine {
+    pub(crate) const fn new() -> Self {
+        StripEngine {
+            escapes: Escapes::new(),
+            keeper: Keeper::new(),
+        }
+    }
+
+    pub(crate) fn push(&mut self, text: &str, emit: impl FnMut(&str)) {
+        let mut sink = StripSink(emit);
+        let keeper = &mut self.keeper;
+        self.escapes.push(text, &mut |s| keeper.push(s, &mut sink));
+    }
+
+    pub(crate) fn finish(&mut self, emit: impl FnMut(&str)) {
+        let mut sink = StripSink(emit);
+        let keeper = &mut self.keeper;
+        self.escapes.finish(&mut |s| keeper.push(s, &mut sink));
+        keeper.finish(&mut sink);
+    }
+}
+
+/// Strict strip of `text`, handing the kept runs to `emit` in order.
+pub fn strip_each(text: &str, mut emit: impl FnMut(&str)) {
+    let mut engine = StripEngine::new();
+    engine.push(text, &mut emit);
+    engine.finish(&mut emit);
+}
+
+/// The UTF-8 length of `text` after strict strip.
+pub fn stripped_len(text: &str) -> usize {
+    let mut n = 0usize;
+    strip_each(text, |run| n = n.saturating_add(run.len()));
+    n
+}
+
+/// Strict strip of `text` into `out`, returning the written text. Nothing is written
+/// when `out` is too small; a buffer of `text.len()` bytes always suffices (strict
+/// strip only removes).
+pub fn strip_into<'o>(text: &str, out: &'o mut [u8]) -> Result<&'o str, BufferTooSmall> {
+    if out.len() < text.len() {
+        let needed = stripped_len(text);
+        if out.len() < needed {
+            return Err(BufferTooSmall { needed });
+        }
+    }
+    let mut len = 0usize;
+    strip_each(text, |run| {
+        let end = len.saturating_add(run.len());
+        if let Some(dst) = out.get_mut(len..end) {
+            dst.copy_from_slice(run.as_bytes());
+            len = end;
+        }
+    });
+    let written = out.get(..len).unwrap_or_default();
+    // Whole runs of a `str` were copied.
+    Ok(core::str::from_utf8(written).unwrap_or_default())
+}
+
+/// Strict strip over a byte stream fed in chunks of any size, in constant memory.
+#[derive(Clone, Debug)]
+pub struct StripStream {
+    utf8: Utf8Stream,
+    engine: StripEngine,
+}
+
+impl Default for StripStream {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl StripStream {
+    /// A stream at its start.
+    pub const fn new() -> Self {
+        StripStream {
+            utf8: Utf8Stream::new(),
+            engine: StripEngine::new(),
+        }
+    }
+
+    /// Strips the next chunk, handing each kept run to `emit` in order (a run may be
+    /// held back until later input decides it).
+    pub fn feed(&mut self, chunk: &[u8], mut emit: impl FnMut(&str)) -> Result<(), Utf8Error> {
+        let engine = &mut self.engine;
+        self.utf8.feed(chunk, |piece| engine.push(piece, &mut emit))
+    }
+
+    /// Ends the stream, handing the runs still held to `emit`; an incomplete code
+    /// point at the end is an error.
+    pub fn finish(mut self, emit: impl FnMut(&str)) -> Result<(), Utf8Error> {
+        self.utf8.finish()?;
+        self.engine.finish(emit);
+        Ok(())
+    }
+}
+
+/// Writes up to `cap` bytes (cut on a code-point boundary) and counts them all.
+struct Writer<'o> {
+    out: &'o mut [u8],
+    cap: usize,
+    len: usize,
+    total: usize,
+    cut: bool,
+}
+
+impl Out for Writer<'_> {
+    #[inline]
+    fn put(&mut self, s: &str) {
+        self.total = self.total.saturating_add(s.len());
+        if self.cut {
+            return;
+        }
+        let room = self.cap.min(self.out.len()).saturating_sub(self.len);
+        let take = if s.len() <= room {
+            s.len()
+        } else {
+            self.cut = true;
+            floor_char_boundary(s, room)
+        };
+        let end = self.len.saturating_add(take);
+        if let (Some(dst), Some(src)) = (self.out.get_mut(self.len..end), s.as_bytes().get(..take)) {
+            dst.copy_from_slice(src);
+            self.len = end;
+        }
+    }
+}
+
+impl Writer<'_> {
+    fn append(&mut self, s: &str) {
+        let end = self.len.saturating_add(s.len());
+        if let Some(dst) = self.out.get_mut(self.len..end) {
+            dst.copy_from_slice(s.as_bytes());
+            self.len = end;
+        }
+    }
+}
+
+/// Steps 3–5 fed by step 2.
+struct MatchSink<'m, 'w, 'o> {
+    matcher: &'m mut Matcher,
+    writer: &'w mut Writer<'o>,
+}
+
+impl KeepSink for MatchSink<'_, '_, '_> {
+    #[inline]
+    fn text(&mut self, s: &str) {
+        self.matcher.push(s, self.writer);
+    }
+}
+
+/// Steps 1–5 over a stream of pieces.
+#[derive(Clone, Debug)]
+struct Engine {
+    escapes: Escapes,
+    keeper: Keeper,
+    matcher: Matcher,
+}
+
+impl Engine {
+    fn new(set: &LiteralSet<'_>) -> Self {
+        Engine {
+            escapes: Escapes::new(),
+            keeper: Keeper::new(),
+            matcher: Matcher::new(set),
+        }
+    }
+
+    fn push(&mut self, text: &str, writer: &mut Writer<'_>) {
+        let keeper = &mut self.keeper;
+        let mut sink = MatchSink {
+            matcher: &mut self.matcher,
+            writer,
+        };
+        self.escapes.push(text, &mut |s| keeper.push(s, &mut sink));
+    }
+
+    fn finish(&mut self, writer: &mut Writer<'_>) {
+        let keeper = &mut self.keeper;
+        let mut sink = MatchSink {
+            matcher: &mut self.matcher,
+            writer,
+        };
+        self.escapes.finish(&mut |s| keeper.push(s, &mut sink));
+        keeper.finish(&mut sink);
+        self.matcher.finish(writer);
+    }
+}
+
+/// A fixed buffer large enough for any truncation note.
+struct NoteBuf {
+    buf: [u8; 128],
+    len: usize,
+}
+
+impl Write for NoteBuf {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let end = self.len.saturating_add(s.len());
+        let dst = self.buf.get_mut(self.len..end).ok_or(fmt::Error)?;
+        dst.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
+/// Appends the note when the text was cut and returns the result.
+fn conclude<'o>(mut writer: Writer<'o>) -> Prose<'o> {
+    let original_bytes = writer.total;
+    let truncated = original_bytes > writer.cap;
+    if truncated {
+        let note = TruncationNote {
+            original_bytes,
+            max_bytes: writer.cap,
+        };
+        let mut buf = NoteBuf {
+            buf: [0; 128],
+            len: 0,
+        };
+        let _ = write!(buf, "{note}");
+        let note = core::str::from_utf8(buf.buf.get(..buf.len).unwrap_or_default()).unwrap_or_default();
+        writer.append(note);
+    }
+    let Writer { out, len, .. } = writer;
+    let written: &'o [u8] = out.get(..len).unwrap_or_default();
+    Prose {
+        text: core::str::from_utf8(written).unwrap_or_default(),
+        truncated,
+        original_bytes,
+    }
+}
+
+/// The most bytes strict sanitize can write for `input_len` bytes and a cap of
+/// `max_bytes`: a replacement may be longer than what it replaces (`<|a|>`, 5 bytes,
+/// becomes `[redacted special token]`, 24), and a cut appends the note.
+pub fn worst_case_len(input_len: usize, max_bytes: usize) -> usize {
+    // No pattern is spelt in fewer than 4 bytes and no replacement exceeds 24.
+    let grown = input_len.saturating_mul(6);
+    if grown <= max_bytes {
+        grown
+    } else {
+        stream_buffer_len(max_bytes)
+    }
+}
+
+/// Strict `sanitizeProse(text, {field, maxBytes})` with forgery literals `literals`,
+/// into `out`. On an error, what `out` holds is unspecified; [`worst_case_len`]
+/// sizes a buffer that always suffices.
+pub fn sanitize_prose_with<'a, 'o>(
+    text: &str,
+    field: &'a str,
+    max_bytes: usize,
+    literals: &'a LiteralSet<'a>,
+    out: &'o mut [u8],
+) -> Result<Prose<'o>, ProseError<'a>> {
+    let mut engine = Engine::new(literals);
+    let mut writer = Writer {
+        out,
+        cap: max_bytes,
+        len: 0,
+        total: 0,
+        cut: false,
+    };
+    engine.push(text, &mut writer);
+    engine.finish(&mut writer);
+    if let Some(literal) = literals.first_of(engine.matcher.found()) {
+        return Err(ProseError::Rejected(Rejection::forgery(field, literal)));
+    }
+    let truncated = writer.total > max_bytes;
+    let needed = if truncated {
+        let note = TruncationNote {
+            original_bytes: writer.total,
+            max_bytes,
+        };
+        max_bytes.saturating_add(note.len())
+    } else {
+        writer.total
+    };
+    if writer.out.len() < needed {
+        return Err(ProseError::BufferTooSmall(BufferTooSmall { needed }));
+    }
+    Ok(conclude(writer))
+}
+
+/// Strict sanitize over a byte stream fed in chunks of any size: constant memory (the
+/// capped output in the caller's buffer and bounded holds); the result is known once
+/// the whole input is seen.
+pub struct ProseStream<'a, 'o> {
+    field: &'a str,
+    literals: &'a LiteralSet<'a>,
+    engine: Engine,
+    utf8: Utf8Stream,
+    writer: Writer<'o>,
+}
+
+impl<'a, 'o> ProseStream<'a, 'o> {
+    /// A stream for `field` with cap `max_bytes`, keeping its output in `buf`.
+    /// Fails when `buf` is shorter than [`stream_buffer_len`]`(max_bytes)`.
+    pub fn new(
+        field: &'a str,
+        max_bytes: usize,
+        literals: &'a LiteralSet<'a>,
+        buf: &'o mut [u8],
+    ) -> Result<Self, BufferTooSmall> {
+        let needed = stream_buffer_len(max_bytes);
+        if buf.len() < needed {
+            return Err(BufferTooSmall { needed });
+        }
+        Ok(ProseStream {
+            field,
+            literals,
+            engine: Engine::new(literals),
+            utf8: Utf8Stream::new(),
+            writer: Writer {
+                out: buf,
+                cap: max_bytes,
+                len: 0,
+                total: 0,
+                cut: false,
+            },
+        })
+    }
+
+    /// Feeds the next chunk.
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), StreamError<'a>> {
+        let engine = &mut self.engine;
+        let writer = &mut self.writer;
+        self.utf8
+            .feed(chunk, |piece| engine.push(piece, writer))
+            .map_err(StreamError::Utf8)
+    }
+
+    /// Ends the input and returns the sanitized text.
+    pub fn finish(mut self) -> Result<Prose<'o>, StreamError<'a>> {
+        self.utf8.finish().map_err(StreamError::Utf8)?;
+        self.engine.finish(&mut self.writer);
+        if let Some(literal) = self.literals.first_of(self.engine.matcher.found()) {
+            return Err(StreamError::Rejected(Rejection::forgery(self.field, literal)));
+        }
+        Ok(conclude(self.writer))
+    }
+}
