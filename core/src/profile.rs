@@ -60,8 +60,12 @@ impl Profile {
         out: &'o mut [u8],
     ) -> Result<Prose<'o>, ProseError<'a>> {
         match self {
-            Profile::Reference => crate::prose::sanitize_prose_with(text, field, max_bytes, literals, out),
-            Profile::Strict => crate::strict::sanitize_prose_with(text, field, max_bytes, literals, out),
+            Profile::Reference => {
+                crate::prose::sanitize_prose_with(text, field, max_bytes, literals, out)
+            }
+            Profile::Strict => {
+                crate::strict::sanitize_prose_with(text, field, max_bytes, literals, out)
+            }
         }
     }
 
@@ -74,7 +78,11 @@ impl Profile {
     }
 
     /// `assertNoControlChars` under this profile.
-    pub fn check_no_control<'a>(self, value: &'a str, field: &'a str) -> Result<&'a str, Rejection<'a>> {
+    pub fn check_no_control<'a>(
+        self,
+        value: &'a str,
+        field: &'a str,
+    ) -> Result<&'a str, Rejection<'a>> {
         match self {
             Profile::Reference => crate::token::check_no_control(value, field),
             Profile::Strict => crate::strict::check_no_control(value, field),

@@ -1,8 +1,8 @@
 //! Lookups in the strict profile's generated tables (PROFILE-STRICT §1, §2, §4).
 
 use super::tables::{
-    DROP, EMOJI_EDGE_CP, EMOJI_EDGE_START, EMOJI_EDGE_TO, EMOJI_TERMINAL, FOLD, FOLD_TEXT,
-    JOINING, TEXT_BASES, VIRAMA,
+    DROP, EMOJI_EDGE_CP, EMOJI_EDGE_START, EMOJI_EDGE_TO, EMOJI_TERMINAL, FOLD, FOLD_TEXT, JOINING,
+    TEXT_BASES, VIRAMA,
 };
 pub(crate) use super::tables::{EMOJI_MAX_LEN, JT_D, JT_L, JT_R, JT_T};
 
@@ -94,6 +94,8 @@ pub(crate) enum Fold {
 }
 
 /// Lower-case ASCII, one byte each, for the folds of ASCII code points.
+// Const evaluation: the indexes are bounded by the loop; a slip fails the build.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 static ASCII_LOWER: [u8; 128] = {
     let mut t = [0u8; 128];
     let mut i = 0;
@@ -129,6 +131,8 @@ pub(crate) fn fold(c: char) -> Fold {
 }
 
 /// First bytes of the UTF-8 encodings of members of D.
+// Const evaluation: the indexes are bounded by the loop; a slip fails the build.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 pub(crate) static DROP_LEADS: [bool; 256] = {
     let mut t = [false; 256];
     let mut r = 0;
@@ -175,7 +179,14 @@ mod tests {
                 assert!(in_drop_set(c), "{:X}", u32::from(c));
             }
         }
-        for c in ['\u{200E}', '\u{61C}', '\u{34F}', '\u{180F}', '\u{1D173}', '\u{E0FFF}'] {
+        for c in [
+            '\u{200E}',
+            '\u{61C}',
+            '\u{34F}',
+            '\u{180F}',
+            '\u{1D173}',
+            '\u{E0FFF}',
+        ] {
             assert!(in_drop_set(c));
         }
         for c in ['a', '\u{A0}', '\u{2028}', '\u{FFF9}', '\u{20E3}'] {

@@ -21,11 +21,17 @@ enum State {
     /// After ESC and intermediate bytes 0x20–0x2F.
     EscInter,
     /// In a CSI; `inter`: intermediate bytes began.
-    Csi { inter: bool },
+    Csi {
+        inter: bool,
+    },
     /// In the content of a string sequence; `osc`: BEL terminates it too.
-    Str { osc: bool },
+    Str {
+        osc: bool,
+    },
     /// After an ESC in the content of a string sequence.
-    StrEsc { osc: bool },
+    StrEsc {
+        osc: bool,
+    },
 }
 
 /// What a byte (or a C1 control, as its second byte) does in the text state.
@@ -72,10 +78,10 @@ impl Escapes {
     fn release(&mut self, out: &mut impl FnMut(&str)) {
         let held = self.held.get(..self.held_len).unwrap_or_default();
         // The held bytes are whole code points of a `str`.
-        if let Ok(s) = core::str::from_utf8(held) {
-            if !s.is_empty() {
-                out(s);
-            }
+        if let Ok(s) = core::str::from_utf8(held)
+            && !s.is_empty()
+        {
+            out(s);
         }
         self.held_len = 0;
     }
@@ -233,7 +239,8 @@ impl Escapes {
                                     self.state = State::Text;
                                 }
                                 None => {
-                                    let pair = bytes.get(i..i.saturating_add(2)).unwrap_or_default();
+                                    let pair =
+                                        bytes.get(i..i.saturating_add(2)).unwrap_or_default();
                                     if !self.hold(pair) {
                                         self.release(out);
                                         self.state = State::Text;
@@ -280,10 +287,10 @@ impl Escapes {
 
 #[inline]
 fn emit(text: &str, from: usize, to: usize, out: &mut impl FnMut(&str)) {
-    if from < to {
-        if let Some(s) = text.get(from..to) {
-            out(s);
-        }
+    if from < to
+        && let Some(s) = text.get(from..to)
+    {
+        out(s);
     }
 }
 

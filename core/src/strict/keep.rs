@@ -7,11 +7,11 @@
 //! in a window of at most [`WINDOW`] code points until their fate is known; the
 //! others are decided on sight, and text without members of D passes in whole runs.
 
-use super::class::{
-    EMOJI_MAX_LEN, JT_D, JT_L, JT_R, JT_T, emoji_child, emoji_terminal, in_drop_set,
-    is_text_base, is_virama, joining_type,
-};
 use super::class::DROP_LEADS;
+use super::class::{
+    EMOJI_MAX_LEN, JT_D, JT_L, JT_R, JT_T, emoji_child, emoji_terminal, in_drop_set, is_text_base,
+    is_virama, joining_type,
+};
 
 /// The most transparent (Joining_Type T) code points RFC 5892 A.1's context may span on
 /// either side of a ZWNJ; a longer run breaks it (no script needs more, and the
@@ -166,10 +166,10 @@ impl Keeper {
             self.t_run = self.t_run.saturating_add(t);
             self.left_ok = self.left_ok && self.t_run <= JOIN_T_MAX;
         }
-        if let Some(&last) = tail.first() {
-            if n > 0 {
-                self.prev = Some(last);
-            }
+        if let Some(&last) = tail.first()
+            && n > 0
+        {
+            self.prev = Some(last);
         }
         for k in (0..n).rev() {
             if let Some(&cp) = tail.get(k) {
@@ -380,10 +380,10 @@ fn next_drop(text: &str, from: usize) -> usize {
             }
             i = i.saturating_add(8);
         }
-        let Some(off) = bytes
-            .get(i..)
-            .and_then(|rest| rest.iter().position(|&b| DROP_LEADS.get(usize::from(b)) == Some(&true)))
-        else {
+        let Some(off) = bytes.get(i..).and_then(|rest| {
+            rest.iter()
+                .position(|&b| DROP_LEADS.get(usize::from(b)) == Some(&true))
+        }) else {
             return bytes.len();
         };
         i = i.saturating_add(off);

@@ -136,13 +136,23 @@ impl Literal {
             return false;
         }
         while self.state > 0 && self.pat.get(self.state).copied() != Some(b) {
-            self.state = usize::from(self.fail.get(self.state.saturating_sub(1)).copied().unwrap_or(0));
+            self.state = usize::from(
+                self.fail
+                    .get(self.state.saturating_sub(1))
+                    .copied()
+                    .unwrap_or(0),
+            );
         }
         if self.pat.get(self.state).copied() == Some(b) {
             self.state = self.state.saturating_add(1);
         }
         if self.state >= self.len {
-            self.state = usize::from(self.fail.get(self.len.saturating_sub(1)).copied().unwrap_or(0));
+            self.state = usize::from(
+                self.fail
+                    .get(self.len.saturating_sub(1))
+                    .copied()
+                    .unwrap_or(0),
+            );
             return true;
         }
         false
@@ -242,7 +252,10 @@ impl Matcher {
         let mut stops = detector.firsts;
         for (b, stop) in stops.iter_mut().enumerate() {
             let b = b as u8;
-            if (b < 0x20 && b != b'\t' && b != b'\n') || b == 0x7F || starts_pattern(b.to_ascii_lowercase()) {
+            if (b < 0x20 && b != b'\t' && b != b'\n')
+                || b == 0x7F
+                || starts_pattern(b.to_ascii_lowercase())
+            {
                 *stop = true;
             }
         }
@@ -488,7 +501,9 @@ fn generic_at(mut cur: Cursor<'_>) -> Outcome {
                     Some(_) => Outcome::NoMatch,
                 };
             }
-            Some(b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C | b'<' | b'>') => return Outcome::NoMatch,
+            Some(b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C | b'<' | b'>') => {
+                return Outcome::NoMatch;
+            }
             _ => {
                 if last_name != Some(at) {
                     last_name = Some(at);

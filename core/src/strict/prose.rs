@@ -153,10 +153,31 @@ impl Out for Writer<'_> {
             floor_char_boundary(s, room)
         };
         let end = self.len.saturating_add(take);
-        if let (Some(dst), Some(src)) = (self.out.get_mut(self.len..end), s.as_bytes().get(..take)) {
+        if let (Some(dst), Some(src)) = (self.out.get_mut(self.len..end), s.as_bytes().get(..take))
+        {
             dst.copy_from_slice(src);
             self.len = end;
         }
+        if self.cut {
+            self.trim_joiners();
+        }
+    }
+}
+
+impl Writer<'_> {
+    /// A cut may split an emoji sequence or a conjunct: the joiners and selectors left
+    /// dangling before the note go too, so no kept member of D outlives its context.
+    fn trim_joiners(&mut self) {
+        let written = self.out.get(..self.len).unwrap_or_default();
+        let text = core::str::from_utf8(written).unwrap_or_default();
+        let mut end = text.len();
+        for c in text.chars().rev() {
+            if !super::class::in_drop_set(c) {
+                break;
+            }
+            end = end.saturating_sub(c.len_utf8());
+        }
+        self.len = end;
     }
 }
 
@@ -251,7 +272,8 @@ fn conclude<'o>(mut writer: Writer<'o>) -> Prose<'o> {
             len: 0,
         };
         let _ = write!(buf, "{note}");
-        let note = core::str::from_utf8(buf.buf.get(..buf.len).unwrap_or_default()).unwrap_or_default();
+        let note =
+            core::str::from_utf8(buf.buf.get(..buf.len).unwrap_or_default()).unwrap_or_default();
         writer.append(note);
     }
     let Writer { out, len, .. } = writer;
@@ -368,7 +390,9 @@ impl<'a, 'o> ProseStream<'a, 'o> {
         self.utf8.finish().map_err(StreamError::Utf8)?;
         self.engine.finish(&mut self.writer);
         if let Some(literal) = self.literals.first_of(self.engine.matcher.found()) {
-            return Err(StreamError::Rejected(Rejection::forgery(self.field, literal)));
+            return Err(StreamError::Rejected(Rejection::forgery(
+                self.field, literal,
+            )));
         }
         Ok(conclude(self.writer))
     }
