@@ -301,7 +301,14 @@ fn is_indented(line: &str) -> bool {
     line.chars().next().is_some_and(is_js_whitespace)
 }
 
-/// An indented `- item` line's item, trimmed and quote-stripped.
+/// The code points JavaScript's `.` does not match (besides LF, which never reaches
+/// a line here): the reference reads an item with `(.*)`, so the item ends at the
+/// first of them even though lines are split on LF alone.
+const JS_LINE_TERMINATORS: [char; 3] = ['\r', '\u{2028}', '\u{2029}'];
+
+/// An indented `- item` line's item (the reference's `^(\s+)-\s+(.*)` on the
+/// right-trimmed line), trimmed and quote-stripped. `-` must be followed by white
+/// space, so a right-trimmed `  -` is no item.
 fn list_item(line: &str) -> Option<&str> {
     if !is_indented(line) {
         return None;
@@ -309,16 +316,39 @@ fn list_item(line: &str) -> Option<&str> {
     let rest = line
         .trim_start_matches(is_js_whitespace)
         .strip_prefix('-')?;
-    if !rest.is_empty() && !rest.starts_with(is_js_whitespace) {
+    if !rest.starts_with(is_js_whitespace) {
         return None;
     }
-    Some(unquote(trim_js(rest)))
+    let rest = rest.trim_start_matches(is_js_whitespace);
+    let item = rest
+        .split_once(JS_LINE_TERMINATORS)
+        .map_or(rest, |(item, _)| item);
+    Some(unquote(trim_js(item)))
 }
 
-/// Leading lines the loader skips: blank, or one complete `<!-- … -->` comment.
+/// Leading lines the loader skips (the reference's `^[ \t]*(?:<!--.*-->)?[ \t]*$`,
+/// tested on lines split at LF with one CR before it removed): blank, or one
+/// complete `<!-- … -->` comment. Any other CR (`\r\r\n`), U+2028 or U+2029 makes
+/// the line neither, because `.` does not match them and `[ \t]` is no `\s`.
 fn is_preamble_line(line: &str) -> bool {
-    let t = line.trim_matches([' ', '\t', '\r']);
-    t.is_empty() || (t.starts_with("<!--") && t.ends_with("-->") && t.len() >= 7)
+    let t = line.trim_matches([' ', '\t']);
+    t.is_empty()
+        || (t.starts_with("<!--")
+            && t.ends_with("-->")
+            && t.len() >= 7
+            && !t.contains(JS_LINE_TERMINATORS))
+}
+
+/// `rest` without a leading `\r{0,2}\n`, if it starts with one.
+///
+/// The reference skips the header by splitting the document at `\r?\n` and joining
+/// what is left with `\n`, so the block's regex (`\r?\n` around each delimiter)
+/// sees one CR fewer before every LF: on the document as given, a delimiter line
+/// may end in up to two CRs.
+fn strip_delimiter_newline(rest: &str) -> Option<&str> {
+    let rest = rest.strip_prefix('\r').unwrap_or(rest);
+    let rest = rest.strip_prefix('\r').unwrap_or(rest);
+    rest.strip_prefix('\n')
 }
 
 /// The text between the delimiters, or `None` when the document has no block.
@@ -326,22 +356,20 @@ fn block(doc: &str) -> Option<&str> {
     let mut rest = doc;
     loop {
         let (line, tail) = rest.split_once('\n')?;
-        if !is_preamble_line(line) {
+        if !is_preamble_line(line.strip_suffix('\r').unwrap_or(line)) {
             break;
         }
         rest = tail;
     }
-    let body = rest
-        .strip_prefix("---\n")
-        .or_else(|| rest.strip_prefix("---\r\n"))?;
+    let body = strip_delimiter_newline(rest.strip_prefix("---")?)?;
     // The block ends at the first `\n---` followed by a newline or the end.
     let mut search = 0;
     while let Some(found) = body.get(search..).and_then(|s| s.find("\n---")) {
         let at = search.saturating_add(found);
         let after = body.get(at.saturating_add(4)..).unwrap_or_default();
-        if after.is_empty() || after.starts_with('\n') || after.starts_with("\r\n") {
-            let content = body.get(..at).unwrap_or_default();
-            return Some(content.strip_suffix('\r').unwrap_or(content));
+        if after.is_empty() || strip_delimiter_newline(after).is_some() {
+            // Trailing CRs of the last line are white space its reader trims.
+            return body.get(..at);
         }
         search = at.saturating_add(1);
     }
@@ -473,7 +501,40 @@ pub fn js_number(text: &str) -> Option<f64> {
     t.parse::<f64>().ok()
 }
 
-/// One problem the gate found in an auto-generated rule.
+/// Which release of the reference's writer gate to apply (SPEC §8, §8b). Both parse
+/// the same way; they differ in which documents they hold to the invariant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Gate {
+    /// session-orchestrator 3.20.0: only `auto-generated: true` documents are
+    /// checked. The default.
+    #[default]
+    V3_20,
+    /// session-orchestrator 3.21.0: `alwaysApply: true` is refused on every
+    /// document, and the invariant binds on every document carrying a provenance
+    /// marker (`auto-generated: true`, `learning-key` or `expires-at`).
+    V3_21,
+}
+
+impl Gate {
+    /// Every gate, oldest first.
+    pub const ALL: [Gate; 2] = [Gate::V3_20, Gate::V3_21];
+
+    /// The release as the vectors and the command line spell it: `"3.20"`, `"3.21"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Gate::V3_20 => "3.20",
+            Gate::V3_21 => "3.21",
+        }
+    }
+
+    /// The gate spelled `name` (`"3.20"`, `"3.21"`; a trailing `.0` is accepted).
+    pub fn from_name(name: &str) -> Option<Gate> {
+        let name = name.strip_suffix(".0").unwrap_or(name);
+        Gate::ALL.into_iter().find(|g| g.name() == name)
+    }
+}
+
+/// One problem the gate found in a rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Problem {
     /// `globs: []`.
@@ -484,8 +545,10 @@ pub enum Problem {
     MissingLearningKey,
     /// `expires-at` missing.
     MissingExpiresAt,
-    /// `alwaysApply: true`.
+    /// `alwaysApply: true` on an auto-generated rule (3.20.0).
     AlwaysApply,
+    /// `alwaysApply: true` on any document (3.21.0).
+    DeclaresAlwaysOn,
 }
 
 impl Problem {
@@ -503,6 +566,9 @@ impl Problem {
             Problem::AlwaysApply => {
                 "alwaysApply: true on an auto-generated rule — the renderer only ever emits false"
             }
+            Problem::DeclaresAlwaysOn => {
+                "alwaysApply: true — a rule written through this writer must never declare itself always-on (the renderer only ever emits false)"
+            }
         }
     }
 }
@@ -512,21 +578,35 @@ impl Problem {
 pub enum Refusal<'a> {
     /// The frontmatter does not parse: the loader would treat it as always-on.
     Unparsable(ParseError<'a>),
-    /// An auto-generated rule breaks the never-always-on invariant.
+    /// A rule breaks the never-always-on invariant.
     AlwaysOn(Problems),
 }
 
-/// The problems of an auto-generated rule, in the reference's order.
+/// The problems of a rule, in the reference's order, and the gate that found them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Problems {
     list: [Problem; 4],
     len: usize,
+    gate: Gate,
 }
 
 impl Problems {
+    const fn new(gate: Gate) -> Problems {
+        Problems {
+            list: [Problem::EmptyGlobs; 4],
+            len: 0,
+            gate,
+        }
+    }
+
     /// The problems, in order.
     pub fn iter(&self) -> impl Iterator<Item = Problem> + '_ {
         self.list.iter().copied().take(self.len)
+    }
+
+    /// The gate that found them.
+    pub const fn gate(&self) -> Gate {
+        self.gate
     }
 
     fn push(&mut self, p: Problem) {
@@ -545,7 +625,10 @@ impl fmt::Display for Refusal<'_> {
                 "frontmatter does not parse ({e}) — rule-loader.mjs treats a parse error as ALWAYS-ON with empty meta, so this file would load in every context and pass every gate"
             ),
             Refusal::AlwaysOn(problems) => {
-                f.write_str("auto-generated rule fails the never-always-on invariant: ")?;
+                f.write_str(match problems.gate {
+                    Gate::V3_20 => "auto-generated rule fails the never-always-on invariant: ",
+                    Gate::V3_21 => "rule fails the never-always-on invariant: ",
+                })?;
                 for (i, p) in problems.iter().enumerate() {
                     if i > 0 {
                         f.write_str("; ")?;
@@ -558,34 +641,50 @@ impl fmt::Display for Refusal<'_> {
     }
 }
 
-/// The writer's gate: why `doc` must not be written, or `None` when it is sound.
+/// The writer's gate of 3.20.0 (the default): why `doc` must not be written, or
+/// `None` when it is sound.
 pub fn refusal_reason(doc: &str) -> Option<Refusal<'_>> {
+    refusal_reason_with(doc, Gate::V3_20)
+}
+
+/// The writer's gate of release `gate`: why `doc` must not be written, or `None`
+/// when it is sound.
+pub fn refusal_reason_with(doc: &str, gate: Gate) -> Option<Refusal<'_>> {
     let fm = match parse(doc) {
         Ok(fm) => fm,
         Err(e) => return Some(Refusal::Unparsable(e)),
     };
     let meta = fm.meta();
-    if meta.get(MetaKey::AutoGenerated) != Some(MetaValue::Bool(true)) {
-        return None;
-    }
-    let mut problems = Problems {
-        list: [Problem::EmptyGlobs; 4],
-        len: 0,
+    let auto_generated = meta.get(MetaKey::AutoGenerated) == Some(MetaValue::Bool(true));
+    let always_apply = meta.get(MetaKey::AlwaysApply) == Some(MetaValue::Bool(true));
+    let mut problems = Problems::new(gate);
+    let bound = match gate {
+        Gate::V3_20 => auto_generated,
+        Gate::V3_21 => {
+            if always_apply {
+                problems.push(Problem::DeclaresAlwaysOn);
+            }
+            auto_generated
+                || meta.contains(MetaKey::LearningKey)
+                || meta.contains(MetaKey::ExpiresAt)
+        }
     };
-    let glob_count = fm.globs().map(|g| g.count());
-    if glob_count == Some(0) {
-        problems.push(Problem::EmptyGlobs);
-    } else if glob_count.is_none() && !meta.contains(MetaKey::HostClass) {
-        problems.push(Problem::NoActivationAxis);
-    }
-    if !meta.contains(MetaKey::LearningKey) {
-        problems.push(Problem::MissingLearningKey);
-    }
-    if !meta.contains(MetaKey::ExpiresAt) {
-        problems.push(Problem::MissingExpiresAt);
-    }
-    if meta.get(MetaKey::AlwaysApply) == Some(MetaValue::Bool(true)) {
-        problems.push(Problem::AlwaysApply);
+    if bound {
+        let glob_count = fm.globs().map(|g| g.count());
+        if glob_count == Some(0) {
+            problems.push(Problem::EmptyGlobs);
+        } else if glob_count.is_none() && !meta.contains(MetaKey::HostClass) {
+            problems.push(Problem::NoActivationAxis);
+        }
+        if !meta.contains(MetaKey::LearningKey) {
+            problems.push(Problem::MissingLearningKey);
+        }
+        if !meta.contains(MetaKey::ExpiresAt) {
+            problems.push(Problem::MissingExpiresAt);
+        }
+        if gate == Gate::V3_20 && always_apply {
+            problems.push(Problem::AlwaysApply);
+        }
     }
     if problems.len == 0 {
         None

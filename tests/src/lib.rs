@@ -10,26 +10,51 @@
 
 use serde_json::Value;
 
-/// The vectors file, copied from the reference so a fresh clone tests on its own.
-pub const VECTORS: &str = include_str!("../conformance/reference-vectors.jsonl");
+/// The vectors files every layer runs, by name: the reference's 3.20.0 vectors and
+/// 3.21.0 gate vectors (copied so a fresh clone tests on its own), and the edge cases
+/// found since (each line the reference's own result; see `conformance/README.md`).
+pub const VECTOR_FILES: [(&str, &str); 3] = [
+    (
+        "reference-vectors.jsonl",
+        include_str!("../conformance/reference-vectors.jsonl"),
+    ),
+    (
+        "gate-3.21-vectors.jsonl",
+        include_str!("../conformance/gate-3.21-vectors.jsonl"),
+    ),
+    (
+        "edge-vectors.jsonl",
+        include_str!("../conformance/edge-vectors.jsonl"),
+    ),
+];
 
 /// One line of the vectors: a call and what the reference did.
 #[derive(Debug, Clone)]
 pub struct Vector {
-    /// 1-based line number in the file.
-    pub line: usize,
+    /// Where the line is: `file:line` (1-based).
+    pub line: String,
     /// The reference function's name.
     pub function: String,
     /// Its arguments.
     pub args: Vec<Value>,
+    /// The writer gate's release (`"3.21"`), when the line names one; the default
+    /// (3.20.0) otherwise.
+    pub gate: Option<String>,
     /// `Ok(result)` or `Err(message)` when the call threw.
     pub expected: Result<Value, String>,
 }
 
 /// Every vector, in file order.
 pub fn vectors() -> Vec<Vector> {
-    VECTORS
-        .lines()
+    VECTOR_FILES
+        .iter()
+        .flat_map(|(name, text)| parse_vectors(name, text))
+        .collect()
+}
+
+/// The vectors of one file.
+pub fn parse_vectors(name: &str, text: &str) -> Vec<Vector> {
+    text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, line)| {
@@ -37,12 +62,13 @@ pub fn vectors() -> Vec<Vector> {
             let expected = match (v.get("ok"), v.get("throws")) {
                 (Some(ok), None) => Ok(ok.clone()),
                 (None, Some(Value::String(msg))) => Err(msg.clone()),
-                _ => panic!("line {}: neither ok nor throws", i + 1),
+                _ => panic!("{name}:{}: neither ok nor throws", i + 1),
             };
             Vector {
-                line: i + 1,
+                line: format!("{name}:{}", i + 1),
                 function: v["fn"].as_str().expect("fn").to_owned(),
                 args: v["args"].as_array().expect("args").clone(),
+                gate: v.get("gate").map(|g| g.as_str().expect("gate").to_owned()),
                 expected,
             }
         })
@@ -83,4 +109,16 @@ pub fn check_all(
             .join("\n")
     );
     ran
+}
+
+/// A number as the reference's `JSON.stringify` writes it and `serde_json` reads that
+/// back: integral values as integers (`-0` as `0`), ±∞ and NaN as `null`.
+pub fn js_number(n: f64) -> Value {
+    if !n.is_finite() {
+        return Value::Null;
+    }
+    if n.fract() == 0.0 && n.abs() < 9.2e18 {
+        return Value::from(n as i64);
+    }
+    serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number)
 }

@@ -1,6 +1,6 @@
 //! Every conformance vector through the Rust API of airlock-core.
 
-use airlock_core::frontmatter::{self, MetaValue};
+use airlock_core::frontmatter::{self, Gate, MetaValue};
 use airlock_core::{
     LiteralSet, Shape, check_machine_token, check_no_control, check_no_forgery,
     check_safe_description, check_safe_glob, fence_token, sanitize_prose, strip_invisibles,
@@ -35,7 +35,7 @@ pub(crate) fn frontmatter_json(doc: &str) -> Result<Value, String> {
         let v = match value {
             MetaValue::Str(s) => json!(s),
             MetaValue::Bool(b) => json!(b),
-            MetaValue::Number(n) => json!(n),
+            MetaValue::Number(n) => airlock_tests::js_number(n),
         };
         meta.insert(key.name().to_owned(), v);
     }
@@ -81,9 +81,14 @@ fn call(v: &Vector) -> Option<Result<Value, String>> {
         }
         "deriveFenceToken" => Ok(json!(fence_token(str_arg(v, 0).as_bytes()).as_str())),
         "parseGlobsFrontmatter" => frontmatter_json(str_arg(v, 0)),
-        "frontmatterRefusalReason" => Ok(frontmatter::refusal_reason(str_arg(v, 0))
-            .map_or(Value::Null, |r| json!(r.to_string()))),
-        other => panic!("line {}: unknown function {other}", v.line),
+        "frontmatterRefusalReason" => {
+            let gate = v.gate.as_deref().map_or(Gate::default(), |g| {
+                Gate::from_name(g).unwrap_or_else(|| panic!("{}: unknown gate {g}", v.line))
+            });
+            Ok(frontmatter::refusal_reason_with(str_arg(v, 0), gate)
+                .map_or(Value::Null, |r| json!(r.to_string())))
+        }
+        other => panic!("{}: unknown function {other}", v.line),
     };
     Some(result)
 }
