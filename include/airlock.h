@@ -250,6 +250,33 @@ typedef uint32_t airlock_meta_kind;
 #endif // __cplusplus
 
 /**
+ * Which release of the reference's writer gate `airlock_frontmatter_refusal_gate`
+ * applies (SPEC §8, §8b). 0 is the default, 3.20.0.
+ */
+enum airlock_gate
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * session-orchestrator 3.20.0: only `auto-generated: true` documents are checked.
+     */
+    AIRLOCK_GATE_V3_20 = 320,
+    /**
+     * session-orchestrator 3.21.0: `alwaysApply: true` is refused on every document,
+     * and the invariant binds on every document with a provenance marker.
+     */
+    AIRLOCK_GATE_V3_21 = 321,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum airlock_gate airlock_gate;
+#else
+typedef uint32_t airlock_gate;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * What `airlock_frontmatter_parse` found.
  */
 typedef struct airlock_frontmatter_summary {
@@ -300,6 +327,20 @@ typedef struct airlock_meta_entry {
      */
     double number_value;
 } airlock_meta_entry;
+
+/**
+ * A glob as the span `doc[start .. start + len]` of the document passed in.
+ */
+typedef struct airlock_span {
+    /**
+     * Byte offset into the document.
+     */
+    size_t start;
+    /**
+     * Byte length.
+     */
+    size_t len;
+} airlock_span;
 
 #ifdef __cplusplus
 extern "C" {
@@ -599,11 +640,59 @@ airlock_status airlock_frontmatter_meta(const uint8_t *doc,
                                         size_t *err_offset);
 
 /**
- * The writer's gate (SPEC §8): whether `doc` must not be written, and why. A parse
- * error refuses; a document without `auto-generated: true` passes; an auto-generated
- * rule must not be able to load always-on.
+ * `parseGlobsFrontmatter(doc)` (SPEC §8) in one call: the summary, every glob (as
+ * spans of `doc`) and every kept key (in the reference's `meta` order) written to
+ * the caller's arrays, so a binding parses once rather than once per index.
  *
  * * `doc`/`doc_len`: as for `airlock_frontmatter_parse`.
+ * * `summary`: required; written on `OK` and on `BUFFER_TOO_SMALL`.
+ * * `globs`/`globs_cap`: room for `globs_cap` spans; `(NULL, 0)` is no room.
+ * * `meta`/`meta_cap`: room for `meta_cap` entries; `(NULL, 0)` is no room.
+ * * `msg`/`msg_cap`/`msg_len`, `err_offset`: as for `airlock_frontmatter_parse`.
+ *
+ * Returns `OK` (everything written); `BUFFER_TOO_SMALL` (the summary says how many
+ * of each there are; the arrays hold what fitted); `PARSE_ERROR`; `INVALID_UTF8`;
+ * `NULL_ARG`; `INVALID_ARG` (a misaligned array, one overlapping `doc`, a length
+ * above `PTRDIFF_MAX`); `INTERNAL`; `PANIC`.
+ *
+ * # Safety
+ * Every non-NULL pointer must point to memory of the stated size, valid for the call.
+ */
+airlock_status airlock_frontmatter_read(const uint8_t *doc,
+                                        size_t doc_len,
+                                        struct airlock_frontmatter_summary *summary,
+                                        struct airlock_span *globs,
+                                        size_t globs_cap,
+                                        struct airlock_meta_entry *meta,
+                                        size_t meta_cap,
+                                        uint8_t *msg,
+                                        size_t msg_cap,
+                                        size_t *msg_len,
+                                        size_t *err_offset);
+
+/**
+ * The writer's gate of 3.20.0 (SPEC §8): whether `doc` must not be written, and
+ * why. Exactly `airlock_frontmatter_refusal_gate` with gate 0 (the default).
+ *
+ * # Safety
+ * As for `airlock_frontmatter_refusal_gate`.
+ */
+airlock_status airlock_frontmatter_refusal(const uint8_t *doc,
+                                           size_t doc_len,
+                                           uint8_t *msg,
+                                           size_t msg_cap,
+                                           size_t *msg_len,
+                                           size_t *err_offset);
+
+/**
+ * The writer's gate of release `gate` (SPEC §8, §8b): whether `doc` must not be
+ * written, and why. A parse error refuses. Under 3.20.0 a document without
+ * `auto-generated: true` passes and an auto-generated rule must not be able to load
+ * always-on; under 3.21.0 `alwaysApply: true` is refused everywhere and the
+ * invariant binds on any document with a provenance marker.
+ *
+ * * `doc`/`doc_len`: as for `airlock_frontmatter_parse`.
+ * * `gate`: an `airlock_gate`, or 0 for the default (3.20.0).
  * * `msg`/`msg_cap`/`msg_len`: the reason. `msg_len` NULL means "not wanted".
  *   Otherwise, on `REJECTED`, `*msg_len` receives its length and the reason (UTF-8,
  *   not NUL-terminated) is written to `msg` only if it fits in `msg_cap`; a
@@ -612,18 +701,19 @@ airlock_status airlock_frontmatter_meta(const uint8_t *doc,
  *   on `INVALID_UTF8`.
  *
  * Returns `OK` (sound: may be written); `REJECTED` (refused, including a parse
- * error); `INVALID_UTF8`; `NULL_ARG` (a `(NULL, n > 0)` buffer); `INVALID_ARG`;
- * `PANIC`.
+ * error); `INVALID_UTF8`; `NULL_ARG` (a `(NULL, n > 0)` buffer); `INVALID_ARG` (an
+ * unknown `gate`, a length above `PTRDIFF_MAX`, `msg` overlapping `doc`); `PANIC`.
  *
  * # Safety
  * Every non-NULL pointer must point to memory of the stated size, valid for the call.
  */
-airlock_status airlock_frontmatter_refusal(const uint8_t *doc,
-                                           size_t doc_len,
-                                           uint8_t *msg,
-                                           size_t msg_cap,
-                                           size_t *msg_len,
-                                           size_t *err_offset);
+airlock_status airlock_frontmatter_refusal_gate(const uint8_t *doc,
+                                                size_t doc_len,
+                                                uint32_t gate,
+                                                uint8_t *msg,
+                                                size_t msg_cap,
+                                                size_t *msg_len,
+                                                size_t *err_offset);
 
 /**
  * The name of a status, e.g. `"AIRLOCK_STATUS_BUFFER_TOO_SMALL"`, or

@@ -3,7 +3,7 @@
 
 use core::ffi::{CStr, c_char};
 
-use airlock_core::frontmatter::{self, Frontmatter, MetaKey, MetaValue};
+use airlock_core::frontmatter::{self, Frontmatter, Gate, MetaKey, MetaValue};
 
 use crate::airlock_status;
 use crate::buf::{self, put, span};
@@ -72,6 +72,30 @@ pub enum airlock_meta_kind {
     Bool = 2,
     /// `number_value` (JavaScript `Number()` of the text; never NaN, may be ±inf).
     Number = 3,
+}
+
+/// Which release of the reference's writer gate `airlock_frontmatter_refusal_gate`
+/// applies (SPEC §8, §8b). 0 is the default, 3.20.0.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum airlock_gate {
+    /// session-orchestrator 3.20.0: only `auto-generated: true` documents are checked.
+    V3_20 = 320,
+    /// session-orchestrator 3.21.0: `alwaysApply: true` is refused on every document,
+    /// and the invariant binds on every document with a provenance marker.
+    V3_21 = 321,
+}
+
+impl airlock_gate {
+    /// The core gate for an `airlock_gate` value; 0 is the default.
+    fn core(value: u32) -> Option<Gate> {
+        match value {
+            0 => Some(Gate::default()),
+            v if v == airlock_gate::V3_20 as u32 => Some(Gate::V3_20),
+            v if v == airlock_gate::V3_21 as u32 => Some(Gate::V3_21),
+            _ => None,
+        }
+    }
 }
 
 /// What `airlock_frontmatter_parse` found.
@@ -258,54 +282,187 @@ pub unsafe extern "C" fn airlock_frontmatter_meta(
             .iter()
             .nth(index)
             .ok_or(airlock_status::OutOfRange)?;
-        let mut result = airlock_meta_entry {
-            key: airlock_meta_key::of(key) as u32,
-            kind: 0,
-            str_start: 0,
-            str_len: 0,
-            bool_value: false,
-            number_value: 0.0,
-        };
-        match value {
-            MetaValue::Str(s) => {
-                let (s, n) = span(doc, s).ok_or(airlock_status::Internal)?;
-                result.kind = airlock_meta_kind::String as u32;
-                result.str_start = s;
-                result.str_len = n;
-            }
-            MetaValue::Bool(b) => {
-                result.kind = airlock_meta_kind::Bool as u32;
-                result.bool_value = b;
-            }
-            MetaValue::Number(n) => {
-                result.kind = airlock_meta_kind::Number as u32;
-                result.number_value = n;
-            }
-        }
+        let result = meta_entry(doc, key, value)?;
         // SAFETY: `entry` was checked non-NULL and is writable by the contract.
         unsafe { put(entry, result) };
         Ok(airlock_status::Ok)
     })
 }
 
-/// The writer's gate (SPEC §8): whether `doc` must not be written, and why. A parse
-/// error refuses; a document without `auto-generated: true` passes; an auto-generated
-/// rule must not be able to load always-on.
+/// A glob as the span `doc[start .. start + len]` of the document passed in.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct airlock_span {
+    /// Byte offset into the document.
+    pub start: usize,
+    /// Byte length.
+    pub len: usize,
+}
+
+/// A caller's array of `T`, written item by item (never read, so its old bytes
+/// need not be valid `T`s).
+struct Items<T> {
+    ptr: *mut T,
+    cap: usize,
+}
+
+impl<T> Items<T> {
+    /// `(NULL, 0)` has no room, `(NULL, n > 0)` is `NULL_ARG`, a misaligned array or
+    /// one overlapping `doc` is `INVALID_ARG`.
+    fn new(ptr: *mut T, cap: usize, doc: &[u8]) -> Result<Items<T>, airlock_status> {
+        if cap == 0 {
+            return Ok(Items {
+                ptr: core::ptr::null_mut(),
+                cap: 0,
+            });
+        }
+        if ptr.is_null() {
+            return Err(airlock_status::NullArg);
+        }
+        let bytes = cap
+            .checked_mul(size_of::<T>())
+            .filter(|&n| n <= isize::MAX.unsigned_abs())
+            .ok_or(airlock_status::InvalidArg)?;
+        if !ptr.is_aligned() {
+            return Err(airlock_status::InvalidArg);
+        }
+        let start = ptr.addr();
+        let end = start.saturating_add(bytes);
+        let doc_start = doc.as_ptr().addr();
+        if !doc.is_empty() && doc_start < end && start < doc_start.saturating_add(doc.len()) {
+            return Err(airlock_status::InvalidArg);
+        }
+        Ok(Items { ptr, cap })
+    }
+
+    /// Writes item `index` if the array has room for it.
+    ///
+    /// # Safety
+    /// The array came from the caller under `airlock_frontmatter_read`'s contract:
+    /// `cap` writable, aligned `T`s that nothing else uses during the call.
+    unsafe fn set(&mut self, index: usize, value: T) {
+        if index < self.cap {
+            // SAFETY: `index < cap`, so the offset stays inside the caller's array of
+            // `cap` items (checked non-NULL, aligned and disjoint from `doc` in `new`).
+            let slot = unsafe { self.ptr.add(index) };
+            // SAFETY: `slot` is one of the array's writable, aligned `T`s.
+            unsafe { slot.write(value) };
+        }
+    }
+}
+
+/// `parseGlobsFrontmatter(doc)` (SPEC §8) in one call: the summary, every glob (as
+/// spans of `doc`) and every kept key (in the reference's `meta` order) written to
+/// the caller's arrays, so a binding parses once rather than once per index.
 ///
 /// * `doc`/`doc_len`: as for `airlock_frontmatter_parse`.
-/// * `msg`/`msg_cap`/`msg_len`: the reason. `msg_len` NULL means "not wanted".
-///   Otherwise, on `REJECTED`, `*msg_len` receives its length and the reason (UTF-8,
-///   not NUL-terminated) is written to `msg` only if it fits in `msg_cap`; a
-///   too-small `msg` still returns `REJECTED`. Untouched on any other status.
-/// * `err_offset`: NULL, or where the offset of the first invalid sequence is written
-///   on `INVALID_UTF8`.
+/// * `summary`: required; written on `OK` and on `BUFFER_TOO_SMALL`.
+/// * `globs`/`globs_cap`: room for `globs_cap` spans; `(NULL, 0)` is no room.
+/// * `meta`/`meta_cap`: room for `meta_cap` entries; `(NULL, 0)` is no room.
+/// * `msg`/`msg_cap`/`msg_len`, `err_offset`: as for `airlock_frontmatter_parse`.
 ///
-/// Returns `OK` (sound: may be written); `REJECTED` (refused, including a parse
-/// error); `INVALID_UTF8`; `NULL_ARG` (a `(NULL, n > 0)` buffer); `INVALID_ARG`;
-/// `PANIC`.
+/// Returns `OK` (everything written); `BUFFER_TOO_SMALL` (the summary says how many
+/// of each there are; the arrays hold what fitted); `PARSE_ERROR`; `INVALID_UTF8`;
+/// `NULL_ARG`; `INVALID_ARG` (a misaligned array, one overlapping `doc`, a length
+/// above `PTRDIFF_MAX`); `INTERNAL`; `PANIC`.
 ///
 /// # Safety
 /// Every non-NULL pointer must point to memory of the stated size, valid for the call.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn airlock_frontmatter_read(
+    doc: *const u8,
+    doc_len: usize,
+    summary: *mut airlock_frontmatter_summary,
+    globs: *mut airlock_span,
+    globs_cap: usize,
+    meta: *mut airlock_meta_entry,
+    meta_cap: usize,
+    msg: *mut u8,
+    msg_cap: usize,
+    msg_len: *mut usize,
+    err_offset: *mut usize,
+) -> airlock_status {
+    ffi_boundary!({
+        check_null!(out_ptr summary);
+        check_null!(input doc, doc_len);
+        check_null!(message msg, msg_cap, msg_len, disjoint[doc]);
+        let mut glob_out = Items::new(globs, globs_cap, doc)?;
+        let mut meta_out = Items::new(meta, meta_cap, doc)?;
+        // SAFETY: `err_offset` is NULL or writable, by this function's contract.
+        let doc = unsafe { buf::utf8(doc, err_offset) }?;
+        let fm = match frontmatter::parse(doc) {
+            Ok(fm) => fm,
+            Err(e) => return Ok(msg.report(&e, airlock_status::ParseError)),
+        };
+        let mut glob_count = 0usize;
+        if let Some(list) = fm.globs() {
+            for glob in list {
+                let (start, len) = span(doc, glob).ok_or(airlock_status::Internal)?;
+                // SAFETY: `globs` is as `Items::set` requires, by this function's contract.
+                unsafe { glob_out.set(glob_count, airlock_span { start, len }) };
+                glob_count = glob_count.saturating_add(1);
+            }
+        }
+        for (index, (key, value)) in fm.meta().iter().enumerate() {
+            let item = meta_entry(doc, key, value)?;
+            // SAFETY: `meta` is as `Items::set` requires, by this function's contract.
+            unsafe { meta_out.set(index, item) };
+        }
+        let result = airlock_frontmatter_summary {
+            has_globs: fm.globs().is_some(),
+            glob_count,
+            meta_count: fm.meta().len(),
+        };
+        // SAFETY: `summary` was checked non-NULL and is writable by the contract.
+        unsafe { put(summary, result) };
+        Ok(
+            if glob_count > glob_out.cap || result.meta_count > meta_out.cap {
+                airlock_status::BufferTooSmall
+            } else {
+                airlock_status::Ok
+            },
+        )
+    })
+}
+
+/// One kept key as an `airlock_meta_entry`.
+fn meta_entry(
+    doc: &str,
+    key: MetaKey,
+    value: MetaValue<'_>,
+) -> Result<airlock_meta_entry, airlock_status> {
+    let mut result = airlock_meta_entry {
+        key: airlock_meta_key::of(key) as u32,
+        kind: 0,
+        str_start: 0,
+        str_len: 0,
+        bool_value: false,
+        number_value: 0.0,
+    };
+    match value {
+        MetaValue::Str(s) => {
+            let (s, n) = span(doc, s).ok_or(airlock_status::Internal)?;
+            result.kind = airlock_meta_kind::String as u32;
+            result.str_start = s;
+            result.str_len = n;
+        }
+        MetaValue::Bool(b) => {
+            result.kind = airlock_meta_kind::Bool as u32;
+            result.bool_value = b;
+        }
+        MetaValue::Number(n) => {
+            result.kind = airlock_meta_kind::Number as u32;
+            result.number_value = n;
+        }
+    }
+    Ok(result)
+}
+
+/// The writer's gate of 3.20.0 (SPEC §8): whether `doc` must not be written, and
+/// why. Exactly `airlock_frontmatter_refusal_gate` with gate 0 (the default).
+///
+/// # Safety
+/// As for `airlock_frontmatter_refusal_gate`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn airlock_frontmatter_refusal(
     doc: *const u8,
@@ -315,12 +472,48 @@ pub unsafe extern "C" fn airlock_frontmatter_refusal(
     msg_len: *mut usize,
     err_offset: *mut usize,
 ) -> airlock_status {
+    // SAFETY: the same contract, passed through.
+    unsafe { airlock_frontmatter_refusal_gate(doc, doc_len, 0, msg, msg_cap, msg_len, err_offset) }
+}
+
+/// The writer's gate of release `gate` (SPEC §8, §8b): whether `doc` must not be
+/// written, and why. A parse error refuses. Under 3.20.0 a document without
+/// `auto-generated: true` passes and an auto-generated rule must not be able to load
+/// always-on; under 3.21.0 `alwaysApply: true` is refused everywhere and the
+/// invariant binds on any document with a provenance marker.
+///
+/// * `doc`/`doc_len`: as for `airlock_frontmatter_parse`.
+/// * `gate`: an `airlock_gate`, or 0 for the default (3.20.0).
+/// * `msg`/`msg_cap`/`msg_len`: the reason. `msg_len` NULL means "not wanted".
+///   Otherwise, on `REJECTED`, `*msg_len` receives its length and the reason (UTF-8,
+///   not NUL-terminated) is written to `msg` only if it fits in `msg_cap`; a
+///   too-small `msg` still returns `REJECTED`. Untouched on any other status.
+/// * `err_offset`: NULL, or where the offset of the first invalid sequence is written
+///   on `INVALID_UTF8`.
+///
+/// Returns `OK` (sound: may be written); `REJECTED` (refused, including a parse
+/// error); `INVALID_UTF8`; `NULL_ARG` (a `(NULL, n > 0)` buffer); `INVALID_ARG` (an
+/// unknown `gate`, a length above `PTRDIFF_MAX`, `msg` overlapping `doc`); `PANIC`.
+///
+/// # Safety
+/// Every non-NULL pointer must point to memory of the stated size, valid for the call.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn airlock_frontmatter_refusal_gate(
+    doc: *const u8,
+    doc_len: usize,
+    gate: u32,
+    msg: *mut u8,
+    msg_cap: usize,
+    msg_len: *mut usize,
+    err_offset: *mut usize,
+) -> airlock_status {
     ffi_boundary!({
+        let gate = airlock_gate::core(gate).ok_or(airlock_status::InvalidArg)?;
         check_null!(input doc, doc_len);
         check_null!(message msg, msg_cap, msg_len, disjoint[doc]);
         // SAFETY: `err_offset` is NULL or writable, by this function's contract.
         let doc = unsafe { buf::utf8(doc, err_offset) }?;
-        Ok(match frontmatter::refusal_reason(doc) {
+        Ok(match frontmatter::refusal_reason_with(doc, gate) {
             None => airlock_status::Ok,
             Some(refusal) => msg.report(&refusal, airlock_status::Rejected),
         })
@@ -341,5 +534,14 @@ mod tests {
         }
         assert!(airlock_meta_key_name(0).is_null());
         assert!(airlock_meta_key_name(10).is_null());
+    }
+
+    #[test]
+    fn gate_values_map_to_core() {
+        assert_eq!(airlock_gate::core(0), Some(Gate::V3_20));
+        assert_eq!(airlock_gate::core(320), Some(Gate::V3_20));
+        assert_eq!(airlock_gate::core(321), Some(Gate::V3_21));
+        assert_eq!(airlock_gate::core(1), None);
+        assert_eq!(airlock_gate::core(322), None);
     }
 }

@@ -66,8 +66,9 @@ pub use class::{
 pub use fence::{AIRLOCK_FENCE_TOKEN_MAX_LEN, airlock_fence_token};
 pub use frontmatter::{
     airlock_frontmatter_glob, airlock_frontmatter_meta, airlock_frontmatter_parse,
-    airlock_frontmatter_refusal, airlock_frontmatter_summary, airlock_meta_entry, airlock_meta_key,
-    airlock_meta_key_name, airlock_meta_kind,
+    airlock_frontmatter_read, airlock_frontmatter_refusal, airlock_frontmatter_refusal_gate,
+    airlock_frontmatter_summary, airlock_gate, airlock_meta_entry, airlock_meta_key,
+    airlock_meta_key_name, airlock_meta_kind, airlock_span,
 };
 pub use status::{airlock_status, airlock_status_name};
 pub use text::{

@@ -245,14 +245,7 @@ fn frontmatter(doc: &str) -> Result<Value, String> {
     };
     let mut meta = Map::new();
     for i in 0..=summary.meta_count {
-        let mut e = airlock_meta_entry {
-            key: 0,
-            kind: 0,
-            str_start: 0,
-            str_len: 0,
-            bool_value: false,
-            number_value: 0.0,
-        };
+        let mut e = NO_ENTRY;
         // SAFETY: live buffers.
         let status =
             unsafe { airlock_frontmatter_meta(d.as_ptr(), d.len(), i, &mut e, ptr::null_mut()) };
@@ -261,26 +254,110 @@ fn frontmatter(doc: &str) -> Result<Value, String> {
             break;
         }
         assert_eq!(status, OK);
-        // SAFETY: a static NUL-terminated string for every key airlock reports.
-        let name = unsafe { CStr::from_ptr(airlock_meta_key_name(e.key)) };
-        let value = match e.kind {
-            k if k == airlock_meta_kind::String as u32 => {
-                json!(utf8(&d[e.str_start..e.str_start + e.str_len]))
-            }
-            k if k == airlock_meta_kind::Bool as u32 => json!(e.bool_value),
-            k if k == airlock_meta_kind::Number as u32 => json!(e.number_value),
-            other => panic!("unknown kind {other}"),
-        };
-        meta.insert(name.to_str().unwrap().to_owned(), value);
+        let (name, value) = meta_json(d, &e);
+        meta.insert(name, value);
     }
     Ok(json!({"globs": globs, "meta": meta}))
 }
 
-fn refusal(doc: &str) -> Value {
+const NO_ENTRY: airlock_meta_entry = airlock_meta_entry {
+    key: 0,
+    kind: 0,
+    str_start: 0,
+    str_len: 0,
+    bool_value: false,
+    number_value: 0.0,
+};
+
+/// A kept key's name and value as the reference's `meta` holds them.
+fn meta_json(d: &[u8], e: &airlock_meta_entry) -> (String, Value) {
+    // SAFETY: a static NUL-terminated string for every key airlock reports.
+    let name = unsafe { CStr::from_ptr(airlock_meta_key_name(e.key)) };
+    let value = match e.kind {
+        k if k == airlock_meta_kind::String as u32 => {
+            json!(utf8(&d[e.str_start..e.str_start + e.str_len]))
+        }
+        k if k == airlock_meta_kind::Bool as u32 => json!(e.bool_value),
+        k if k == airlock_meta_kind::Number as u32 => airlock_tests::js_number(e.number_value),
+        other => panic!("unknown kind {other}"),
+    };
+    (name.to_str().unwrap().to_owned(), value)
+}
+
+/// The same object through `airlock_frontmatter_read`: first with no room (which
+/// must say how much is needed), then with exactly that room.
+fn frontmatter_read(doc: &str) -> Result<Value, String> {
     let d = doc.as_bytes();
-    match with_message(|msg, cap, len| {
+    let mut summary = airlock_frontmatter_summary {
+        has_globs: true,
+        glob_count: usize::MAX,
+        meta_count: usize::MAX,
+    };
+    let mut msg = vec![0u8; 64 * 1024];
+    let mut msg_len = usize::MAX;
+    let mut read = |summary: &mut airlock_frontmatter_summary,
+                    globs: &mut [airlock_span],
+                    meta: &mut [airlock_meta_entry]| {
         // SAFETY: live buffers of the stated lengths.
-        unsafe { airlock_frontmatter_refusal(d.as_ptr(), d.len(), msg, cap, len, ptr::null_mut()) }
+        unsafe {
+            airlock_frontmatter_read(
+                d.as_ptr(),
+                d.len(),
+                summary,
+                globs.as_mut_ptr(),
+                globs.len(),
+                meta.as_mut_ptr(),
+                meta.len(),
+                msg.as_mut_ptr(),
+                msg.len(),
+                &mut msg_len,
+                ptr::null_mut(),
+            )
+        }
+    };
+    let first = read(&mut summary, &mut [], &mut []);
+    if first == airlock_status::ParseError {
+        return Err(utf8(&msg[..msg_len]));
+    }
+    let mut globs = vec![airlock_span { start: 0, len: 0 }; summary.glob_count];
+    let mut meta = vec![NO_ENTRY; summary.meta_count];
+    if globs.is_empty() && meta.is_empty() {
+        assert_eq!(first, OK);
+    } else {
+        assert_eq!(first, airlock_status::BufferTooSmall);
+        assert_eq!(read(&mut summary, &mut globs, &mut meta), OK);
+    }
+    let glob_value = if summary.has_globs {
+        Value::Array(
+            globs
+                .iter()
+                .map(|g| json!(utf8(&d[g.start..g.start + g.len])))
+                .collect(),
+        )
+    } else {
+        Value::Null
+    };
+    let meta_value: Map<String, Value> = meta.iter().map(|e| meta_json(d, e)).collect();
+    Ok(json!({"globs": glob_value, "meta": meta_value}))
+}
+
+fn refusal(doc: &str, gate: Option<&str>) -> Value {
+    let d = doc.as_bytes();
+    let gate = match gate {
+        None => None,
+        Some("3.20") => Some(airlock_gate::V3_20 as u32),
+        Some("3.21") => Some(airlock_gate::V3_21 as u32),
+        Some(other) => panic!("unknown gate {other}"),
+    };
+    match with_message(|msg, cap, len| match gate {
+        // SAFETY: live buffers of the stated lengths.
+        None => unsafe {
+            airlock_frontmatter_refusal(d.as_ptr(), d.len(), msg, cap, len, ptr::null_mut())
+        },
+        // SAFETY: live buffers of the stated lengths.
+        Some(g) => unsafe {
+            airlock_frontmatter_refusal_gate(d.as_ptr(), d.len(), g, msg, cap, len, ptr::null_mut())
+        },
     }) {
         Ok(()) => Value::Null,
         Err((status, msg)) => {
@@ -393,9 +470,13 @@ fn call(v: &Vector) -> Option<Result<Value, String>> {
             })
         }
         "deriveFenceToken" => Ok(fence(str_arg(v, 0))),
-        "parseGlobsFrontmatter" => frontmatter(str_arg(v, 0)),
-        "frontmatterRefusalReason" => Ok(refusal(str_arg(v, 0))),
-        other => panic!("line {}: unknown function {other}", v.line),
+        "parseGlobsFrontmatter" => {
+            let by_index = frontmatter(str_arg(v, 0));
+            assert_eq!(by_index, frontmatter_read(str_arg(v, 0)), "{}", v.line);
+            by_index
+        }
+        "frontmatterRefusalReason" => Ok(refusal(str_arg(v, 0), v.gate.as_deref())),
+        other => panic!("{}: unknown function {other}", v.line),
     };
     Some(result)
 }
