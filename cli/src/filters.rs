@@ -89,9 +89,23 @@ pub(crate) struct FrontmatterArgs {
     /// One JSON object per file: the parse result and the refusal.
     #[arg(long)]
     json: bool,
+    /// Which release of the reference's writer gate to apply: `3.20` (session-orchestrator
+    /// 3.20.0, only `auto-generated: true` rules are checked) or `3.21` (3.21.0:
+    /// `alwaysApply: true` is refused on every document, and the invariant binds on any
+    /// document with a provenance marker).
+    #[arg(long, value_name = "RELEASE", default_value = "3.20", value_parser = gate_release)]
+    gate: frontmatter::Gate,
     /// Rule files (`-` for standard input).
     #[arg(required = true)]
     files: Vec<PathBuf>,
+}
+
+/// `--gate`: a release the core knows (`3.20`, `3.21`, a trailing `.0` accepted).
+fn gate_release(name: &str) -> std::result::Result<frontmatter::Gate, String> {
+    frontmatter::Gate::from_name(name).ok_or_else(|| {
+        let known: Vec<&str> = frontmatter::Gate::ALL.iter().map(|g| g.name()).collect();
+        format!("unknown gate release (known: {})", known.join(", "))
+    })
 }
 
 /// The sanitized text, or the rejection message.
@@ -289,7 +303,7 @@ pub(crate) fn frontmatter(args: &FrontmatterArgs) -> Result<Outcome> {
                 continue;
             }
         };
-        let refusal = frontmatter::refusal_reason(&doc).map(|r| r.to_string());
+        let refusal = frontmatter::refusal_reason_with(&doc, args.gate).map(|r| r.to_string());
         refused |= refusal.is_some();
         if args.json {
             let parsed = match frontmatter::parse(&doc) {

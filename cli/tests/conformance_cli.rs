@@ -15,34 +15,58 @@ use std::process::Command;
 
 use serde_json::Value;
 
-const VECTORS: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../tests/conformance/reference-vectors.jsonl"
-));
+/// Every vectors file every layer runs (see `tests/conformance/README.md`).
+const VECTOR_FILES: [(&str, &str); 3] = [
+    (
+        "reference-vectors.jsonl",
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/conformance/reference-vectors.jsonl"
+        )),
+    ),
+    (
+        "gate-3.21-vectors.jsonl",
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/conformance/gate-3.21-vectors.jsonl"
+        )),
+    ),
+    (
+        "edge-vectors.jsonl",
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/conformance/edge-vectors.jsonl"
+        )),
+    ),
+];
 
 struct Vector<'a> {
-    line: usize,
+    /// `file:line`.
+    line: String,
     raw: &'a str,
     function: String,
     args: Vec<Value>,
+    /// The writer gate's release, when the line names one.
+    gate: Option<String>,
     /// `Ok(result)` or `Err(message)`.
     expected: Result<Value, String>,
 }
 
 fn vectors(function: &str) -> Vec<Vector<'static>> {
-    VECTORS
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, raw)| {
+    VECTOR_FILES
+        .iter()
+        .flat_map(|(name, text)| text.lines().enumerate().map(move |(i, raw)| (name, i, raw)))
+        .filter(|(_, _, l)| !l.trim().is_empty())
+        .map(|(name, i, raw)| {
             let v: Value = serde_json::from_str(raw).unwrap();
             let expected = match (v.get("ok"), v.get("throws")) {
                 (Some(ok), None) => Ok(ok.clone()),
                 (None, Some(Value::String(m))) => Err(m.clone()),
-                _ => panic!("line {}: neither ok nor throws", i + 1),
+                _ => panic!("{name}:{}: neither ok nor throws", i + 1),
             };
             Vector {
-                line: i + 1,
+                line: format!("{name}:{}", i + 1),
+                gate: v.get("gate").map(|g| g.as_str().unwrap().to_owned()),
                 raw,
                 function: v["fn"].as_str().unwrap().to_owned(),
                 args: v["args"].as_array().unwrap().clone(),
@@ -209,10 +233,21 @@ fn assert_safe_description_and_glob() {
     });
 }
 
+/// `airlock frontmatter [--gate RELEASE] [extra…] -` for a vector.
+fn frontmatter_args<'a>(v: &'a Vector<'_>, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["frontmatter"];
+    if let Some(gate) = v.gate.as_deref() {
+        args.extend(["--gate", gate]);
+    }
+    args.extend(extra);
+    args.push("-");
+    args
+}
+
 #[test]
 fn frontmatter_refusal_reason() {
     check_all("frontmatterRefusalReason", |v| {
-        let got = run(&["frontmatter", "-"], text(v).as_bytes());
+        let got = run(&frontmatter_args(v, &[]), text(v).as_bytes());
         // The gate never throws: a refusal is exit 1 with `<file>: <reason>` on stdout.
         let (code, stdout) = match v.expected.as_ref().unwrap() {
             Value::Null => (0, String::new()),
@@ -259,7 +294,7 @@ fn parse_globs_frontmatter_json() {
 #[test]
 fn refusal_agrees_between_plain_and_json_output() {
     for v in vectors("frontmatterRefusalReason") {
-        let got = run(&["frontmatter", "--json", "-"], text(&v).as_bytes());
+        let got = run(&frontmatter_args(&v, &["--json"]), text(&v).as_bytes());
         let object: Value = serde_json::from_slice(&got.stdout).unwrap();
         assert_eq!(
             object["refusal"],
