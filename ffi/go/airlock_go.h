@@ -96,9 +96,9 @@ static inline airlock_go_result airlock_go_check_safe_glob(const uint8_t *v, siz
 	return r;
 }
 
-static inline airlock_go_result airlock_go_frontmatter_refusal(const uint8_t *d, size_t n) {
+static inline airlock_go_result airlock_go_frontmatter_refusal(const uint8_t *d, size_t n, uint32_t gate) {
 	airlock_go_result r = {0};
-	r.status = airlock_frontmatter_refusal(d, n, NULL, 0, &r.msg_len, &r.err_offset);
+	r.status = airlock_frontmatter_refusal_gate(d, n, gate, NULL, 0, &r.msg_len, &r.err_offset);
 	return r;
 }
 
@@ -117,6 +117,16 @@ static inline airlock_go_result airlock_go_frontmatter_glob(const uint8_t *d, si
 static inline airlock_go_meta airlock_go_frontmatter_meta(const uint8_t *d, size_t n, size_t i) {
 	airlock_go_meta r = {0};
 	r.status = airlock_frontmatter_meta(d, n, i, &r.entry, &r.err_offset);
+	return r;
+}
+
+/* globs and meta are Go slices of C structs (no Go pointers inside): cgo allows
+   passing them for the duration of the call. */
+static inline airlock_go_parse airlock_go_frontmatter_read(const uint8_t *d, size_t n,
+		airlock_span *globs, size_t globs_cap, airlock_meta_entry *meta, size_t meta_cap) {
+	airlock_go_parse r = {0};
+	r.status = airlock_frontmatter_read(d, n, &r.summary, globs, globs_cap, meta, meta_cap,
+		NULL, 0, &r.msg_len, &r.err_offset);
 	return r;
 }
 

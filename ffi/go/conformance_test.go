@@ -13,10 +13,16 @@ import (
 	"airlock.invalid/airlock"
 )
 
-const vectorsPath = "../../tests/conformance/reference-vectors.jsonl"
+// Every vectors file every layer runs (see tests/conformance/README.md).
+var vectorFiles = []string{
+	"../../tests/conformance/reference-vectors.jsonl",
+	"../../tests/conformance/gate-3.21-vectors.jsonl",
+	"../../tests/conformance/edge-vectors.jsonl",
+}
 
 type vector struct {
-	line   int
+	line   string // file:line
+	gate   string // the writer gate's release, or "" for the default
 	fn     string
 	args   []json.RawMessage
 	ok     json.RawMessage // nil when the vector throws
@@ -25,10 +31,20 @@ type vector struct {
 
 func loadVectors(t *testing.T) []vector {
 	t.Helper()
-	data, err := os.ReadFile(vectorsPath)
+	var out []vector
+	for _, path := range vectorFiles {
+		out = append(out, loadVectorFile(t, path)...)
+	}
+	return out
+}
+
+func loadVectorFile(t *testing.T, path string) []vector {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	name := path[strings.LastIndexByte(path, '/')+1:]
 	var out []vector
 	// One object a line, split on '\n' only (U+2028 and CR are data).
 	for i, line := range strings.Split(string(data), "\n") {
@@ -37,10 +53,13 @@ func loadVectors(t *testing.T) []vector {
 		}
 		var raw map[string]json.RawMessage
 		if err := json.Unmarshal([]byte(line), &raw); err != nil {
-			t.Fatalf("line %d: %v", i+1, err)
+			t.Fatalf("%s:%d: %v", name, i+1, err)
 		}
-		v := vector{line: i + 1}
+		v := vector{line: fmt.Sprintf("%s:%d", name, i+1)}
 		mustDecode(t, raw["fn"], &v.fn)
+		if g, ok := raw["gate"]; ok {
+			mustDecode(t, g, &v.gate)
+		}
 		mustDecode(t, raw["args"], &v.args)
 		ok, hasOK := raw["ok"]
 		th, hasThrows := raw["throws"]
@@ -53,7 +72,7 @@ func loadVectors(t *testing.T) []vector {
 		case hasThrows && !hasOK:
 			mustDecode(t, th, &v.throws)
 		default:
-			t.Fatalf("line %d: neither ok nor throws", v.line)
+			t.Fatalf("line %s: neither ok nor throws", v.line)
 		}
 		out = append(out, v)
 	}
@@ -78,17 +97,17 @@ func expectErr(t *testing.T, v vector, err error, status airlock.Status) {
 	t.Helper()
 	if v.ok != nil {
 		if err != nil {
-			t.Errorf("line %d %s: unexpected error %v", v.line, v.fn, err)
+			t.Errorf("line %s %s: unexpected error %v", v.line, v.fn, err)
 		}
 		return
 	}
 	var rej *airlock.RejectionError
 	if !errors.As(err, &rej) {
-		t.Errorf("line %d %s: want rejection %q, got %v", v.line, v.fn, v.throws, err)
+		t.Errorf("line %s %s: want rejection %q, got %v", v.line, v.fn, v.throws, err)
 		return
 	}
 	if rej.Status != status || rej.Message != v.throws || err.Error() != v.throws {
-		t.Errorf("line %d %s: rejection\n got %v %q\nwant %v %q", v.line, v.fn, rej.Status,
+		t.Errorf("line %s %s: rejection\n got %v %q\nwant %v %q", v.line, v.fn, rej.Status,
 			rej.Message, status, v.throws)
 	}
 }
@@ -98,7 +117,7 @@ func expectString(t *testing.T, v vector, got string) {
 	var want string
 	mustDecode(t, v.ok, &want)
 	if got != want {
-		t.Errorf("line %d %s:\n got %q\nwant %q", v.line, v.fn, got, want)
+		t.Errorf("line %s %s:\n got %q\nwant %q", v.line, v.fn, got, want)
 	}
 }
 
@@ -126,7 +145,11 @@ func frontmatterJSON(f *airlock.Frontmatter) string {
 			b.WriteByte(',')
 		}
 		k, _ := json.Marshal(e.Key.String())
-		val, err := json.Marshal(e.Value())
+		v := e.Value()
+		if e.Kind == airlock.KindNumber && e.Num == 0 {
+			v = 0.0 // JSON.stringify writes -0 as 0
+		}
+		val, err := json.Marshal(v)
 		if err != nil {
 			val = []byte(fmt.Sprint(e.Value()))
 		}
@@ -222,12 +245,12 @@ func TestConformanceVectors(t *testing.T) {
 			if v.ok != nil {
 				expectString(t, v, got)
 				if !bytes.HasPrefix(app, prefix) {
-					t.Errorf("line %d: append lost the prefix", v.line)
+					t.Errorf("line %s: append lost the prefix", v.line)
 				} else {
 					expectString(t, v, string(app[len(prefix):]))
 				}
 			} else if string(app) != string(prefix) {
-				t.Errorf("line %d: append changed dst on error", v.line)
+				t.Errorf("line %s: append changed dst on error", v.line)
 			}
 		case "truncateToBytes":
 			text := v.str(t, 0)
@@ -235,7 +258,7 @@ func TestConformanceVectors(t *testing.T) {
 			mustDecode(t, v.args[1], &max)
 			got, err := airlock.TruncateToBytes(text, max)
 			if err != nil {
-				t.Errorf("line %d: %v", v.line, err)
+				t.Errorf("line %s: %v", v.line, err)
 				continue
 			}
 			var want struct {
@@ -245,22 +268,22 @@ func TestConformanceVectors(t *testing.T) {
 			}
 			mustDecode(t, v.ok, &want)
 			if got.Text != want.Text || got.Truncated != want.Truncated || got.Bytes != want.Bytes {
-				t.Errorf("line %d: got %+v want %+v", v.line, got, want)
+				t.Errorf("line %s: got %+v want %+v", v.line, got, want)
 			}
 			if n, err := airlock.TruncateLen([]byte(text), max); err != nil || n != len(want.Text) {
-				t.Errorf("line %d: TruncateLen = %d, %v", v.line, n, err)
+				t.Errorf("line %s: TruncateLen = %d, %v", v.line, n, err)
 			}
 		case "stripDangerousInvisibles":
 			text := v.str(t, 0)
 			got, err := airlock.StripInvisibles(text)
 			if err != nil {
-				t.Errorf("line %d: %v", v.line, err)
+				t.Errorf("line %s: %v", v.line, err)
 				continue
 			}
 			expectString(t, v, got)
 			app, err := airlock.AppendStripInvisibles([]byte("p"), []byte(text))
 			if err != nil || len(app) == 0 || app[0] != 'p' {
-				t.Errorf("line %d: append %q, %v", v.line, app, err)
+				t.Errorf("line %s: append %q, %v", v.line, app, err)
 				continue
 			}
 			expectString(t, v, string(app[1:]))
@@ -285,7 +308,7 @@ func TestConformanceVectors(t *testing.T) {
 		case "assertNoWrapperForgery":
 			expectErr(t, v, airlock.CheckNoForgery(v.str(t, 0), v.str(t, 1)), airlock.StatusRejected)
 			if v.ok != nil && string(v.ok) != "null" {
-				t.Errorf("line %d: ok is %s, not null", v.line, v.ok)
+				t.Errorf("line %s: ok is %s, not null", v.line, v.ok)
 			}
 		case "assertMachineToken":
 			var opts struct {
@@ -295,7 +318,7 @@ func TestConformanceVectors(t *testing.T) {
 			mustDecode(t, v.args[1], &opts)
 			shape, known := shapes[opts.Pattern]
 			if !known {
-				t.Fatalf("line %d: unknown pattern %q", v.line, opts.Pattern)
+				t.Fatalf("line %s: unknown pattern %q", v.line, opts.Pattern)
 			}
 			value := v.str(t, 0)
 			expectErr(t, v, airlock.CheckMachineToken(value, opts.Field, shape), airlock.StatusRejected)
@@ -306,13 +329,13 @@ func TestConformanceVectors(t *testing.T) {
 			payload := v.str(t, 0)
 			got, err := airlock.FenceTokenString(payload)
 			if err != nil {
-				t.Errorf("line %d: %v", v.line, err)
+				t.Errorf("line %s: %v", v.line, err)
 				continue
 			}
 			expectString(t, v, got)
 			got2, err := airlock.FenceToken([]byte(payload))
 			if err != nil || got2 != got {
-				t.Errorf("line %d: FenceToken([]byte) = %q, %v", v.line, got2, err)
+				t.Errorf("line %s: FenceToken([]byte) = %q, %v", v.line, got2, err)
 			}
 		case "parseGlobsFrontmatter":
 			f, err := airlock.ParseFrontmatter(v.str(t, 0))
@@ -320,25 +343,35 @@ func TestConformanceVectors(t *testing.T) {
 			if v.ok != nil && err == nil {
 				got, want := frontmatterJSON(f), canonical(t, v.ok)
 				if got != want {
-					t.Errorf("line %d: parse\n got %s\nwant %s", v.line, got, want)
+					t.Errorf("line %s: parse\n got %s\nwant %s", v.line, got, want)
 				}
 				if f.HasGlobs != (f.Globs != nil) {
-					t.Errorf("line %d: HasGlobs %v with Globs %#v", v.line, f.HasGlobs, f.Globs)
+					t.Errorf("line %s: HasGlobs %v with Globs %#v", v.line, f.HasGlobs, f.Globs)
 				}
 			}
 		case "frontmatterRefusalReason":
-			reason, refused, err := airlock.FrontmatterRefusal(v.str(t, 0))
+			var reason string
+			var refused bool
+			var err error
+			switch v.gate {
+			case "":
+				reason, refused, err = airlock.FrontmatterRefusal(v.str(t, 0))
+			case "3.21":
+				reason, refused, err = airlock.FrontmatterRefusalGate(v.str(t, 0), airlock.Gate321)
+			default:
+				t.Fatalf("%s: unknown gate %q", v.line, v.gate)
+			}
 			if err != nil {
-				t.Errorf("line %d: %v", v.line, err)
+				t.Errorf("line %s: %v", v.line, err)
 				continue
 			}
 			var want *string
 			mustDecode(t, v.ok, &want)
 			if (want != nil) != refused || (want != nil && *want != reason) || (want == nil && reason != "") {
-				t.Errorf("line %d: refusal got (%q, %v) want %v", v.line, reason, refused, v.ok)
+				t.Errorf("line %s: refusal got (%q, %v) want %v", v.line, reason, refused, v.ok)
 			}
 		default:
-			t.Errorf("line %d: unknown fn %q", v.line, v.fn)
+			t.Errorf("line %s: unknown fn %q", v.line, v.fn)
 		}
 	}
 	want := []string{"sanitizeProse", "truncateToBytes", "stripDangerousInvisibles",

@@ -93,9 +93,8 @@ func (f *Frontmatter) Get(key MetaKey) (MetaEntry, bool) {
 // ParseFrontmatter is the reference's parseGlobsFrontmatter(doc) (SPEC §8). A
 // document that does not parse is a *RejectionError with Status StatusParseError
 // and the reference's message (`Malformed frontmatter line: "<line>"`).
-// Strings in the result are substrings of doc. Each glob and key is read with
-// its own call into libairlock, which parses doc again, so the cost is
-// proportional to the document's size times the number of globs and keys.
+// Strings in the result are substrings of doc. libairlock parses doc twice: once
+// for the counts, once filling arrays of that size with every glob and key.
 func ParseFrontmatter(doc string) (*Frontmatter, error) {
 	const op = "parse frontmatter"
 	p, n := strPtr(doc), sizeOf(len(doc))
@@ -115,23 +114,32 @@ func ParseFrontmatter(doc string) (*Frontmatter, error) {
 	sum := r.summary
 	f := &Frontmatter{HasGlobs: bool(sum.has_globs)}
 	if f.HasGlobs {
+		f.Globs = []string{}
+	}
+	if sum.glob_count == 0 && sum.meta_count == 0 {
+		return f, nil
+	}
+	// One more call fills both arrays, sized by the summary.
+	globs := make([]C.airlock_span, int(sum.glob_count)+1)
+	meta := make([]C.airlock_meta_entry, int(sum.meta_count)+1)
+	rr := C.airlock_go_frontmatter_read(p, n, &globs[0], C.size_t(len(globs)), &meta[0], C.size_t(len(meta)))
+	if rr.status != C.AIRLOCK_STATUS_OK {
+		return nil, fail(op, rr.status, rr.err_offset)
+	}
+	if rr.summary != sum {
+		return nil, &StatusError{Op: op, Status: StatusInternal}
+	}
+	if f.HasGlobs {
 		f.Globs = make([]string, int(sum.glob_count))
 		for i := range f.Globs {
-			g := C.airlock_go_frontmatter_glob(p, n, C.size_t(i))
-			if g.status != C.AIRLOCK_STATUS_OK {
-				return nil, fail(op, g.status, g.err_offset)
-			}
+			g := globs[i]
 			f.Globs[i] = doc[g.start : g.start+g.len]
 		}
 	}
 	if sum.meta_count > 0 {
 		f.Meta = make([]MetaEntry, int(sum.meta_count))
 		for i := range f.Meta {
-			me := C.airlock_go_frontmatter_meta(p, n, C.size_t(i))
-			if me.status != C.AIRLOCK_STATUS_OK {
-				return nil, fail(op, me.status, me.err_offset)
-			}
-			e := me.entry
+			e := meta[i]
 			m := MetaEntry{Key: MetaKey(e.key), Kind: MetaKind(e.kind)}
 			switch m.Kind {
 			case KindString:
@@ -149,22 +157,41 @@ func ParseFrontmatter(doc string) (*Frontmatter, error) {
 	return f, nil
 }
 
-// FrontmatterRefusal is the writer's gate (SPEC §8): whether doc must not be
-// written (refused), and the reference's reason why. A parse error refuses; a
-// document without auto-generated: true passes; an auto-generated rule must not
-// be able to load always-on. err is only for input that is not UTF-8 or a failure
-// of the library, never for a refusal.
+// Gate is a release of the reference's writer gate (SPEC §8, §8b).
+type Gate uint32
+
+// The gates. Gate320 is the default.
+const (
+	// Gate320 is session-orchestrator 3.20.0's gate: only auto-generated: true
+	// documents are checked.
+	Gate320 Gate = C.AIRLOCK_GATE_V3_20
+	// Gate321 is session-orchestrator 3.21.0's gate: alwaysApply: true is refused
+	// on every document, and the invariant binds on every document carrying a
+	// provenance marker (auto-generated: true, learning-key or expires-at).
+	Gate321 Gate = C.AIRLOCK_GATE_V3_21
+)
+
+// FrontmatterRefusal is the writer's gate of 3.20.0 (SPEC §8), the default:
+// FrontmatterRefusalGate(doc, Gate320).
 func FrontmatterRefusal(doc string) (reason string, refused bool, err error) {
+	return FrontmatterRefusalGate(doc, Gate320)
+}
+
+// FrontmatterRefusalGate is the writer's gate of release gate: whether doc must
+// not be written (refused), and the reference's reason why. A parse error
+// refuses. err is only for input that is not UTF-8, an unknown gate or a failure
+// of the library, never for a refusal.
+func FrontmatterRefusalGate(doc string, gate Gate) (reason string, refused bool, err error) {
 	const op = "frontmatter refusal"
 	p, n := strPtr(doc), sizeOf(len(doc))
-	r := C.airlock_go_frontmatter_refusal(p, n)
+	r := C.airlock_go_frontmatter_refusal(p, n, C.uint32_t(gate))
 	switch Status(r.status) {
 	case StatusOK:
 		return "", false, nil
 	case StatusRejected:
 		err := message(op, r.status, r.msg_len,
 			func(msg *C.uint8_t, msgCap C.size_t, msgLen *C.size_t) C.airlock_status {
-				return C.airlock_frontmatter_refusal(p, n, msg, msgCap, msgLen, nil)
+				return C.airlock_frontmatter_refusal_gate(p, n, C.uint32_t(gate), msg, msgCap, msgLen, nil)
 			})
 		if rej, ok := err.(*RejectionError); ok {
 			return rej.Message, true, nil
