@@ -81,10 +81,10 @@ export interface ParsedFrontmatter {
 export declare function sanitizeProse(text: unknown, options: SanitizeOptions): string;
 /** The longest whole-code-point prefix of at most `maxBytes` UTF-8 bytes. */
 export declare function truncateToBytes(text: unknown, maxBytes: number): TruncateResult;
-/** Drops dangerous invisibles and orphan variation selectors; keeps controls. */
-export declare function stripDangerousInvisibles(text: unknown): string;
-/** Whether `cp` is in the dangerous-invisible table (false for anything not a code point number). */
-export declare function isDangerousInvisibleCodePoint(cp: number): boolean;
+/** Drops dangerous invisibles and orphan variation selectors; keeps controls. Like the reference, walks any iterable and throws `TypeError` for anything else (a number, null). */
+export declare function stripDangerousInvisibles(text: string | Iterable<string>): string;
+/** Whether `cp` is in the dangerous-invisible table. Like the reference, a non-integer or non-number is converted and tested against the table's multi-code-point ranges only (`'8203'` is true, `'173'` false). */
+export declare function isDangerousInvisibleCodePoint(cp: unknown): boolean;
 /** 8 lower-case hex characters provably absent from `payload` (64 in the pathological fallback). */
 export declare function deriveFenceToken(payload: unknown): string;
 /** Returns `value` when it is a non-empty string matching `pattern`; throws `Error` otherwise. */
@@ -97,10 +97,15 @@ export declare function assertSafeDescription(value: unknown): string;
 export declare function assertSafeGlob(glob: unknown): string;
 /** Throws `Error` when `text` contains a delivery-wrapper literal (ASCII-case-insensitively). */
 export declare function assertNoWrapperForgery(text: unknown, field: string): void;
-/** `rule-loader.mjs`'s parser. Throws `Error('Malformed frontmatter line: "…"')` on a malformed line. */
+/** `rule-loader.mjs`'s parser. Throws `Error('Malformed frontmatter line: "…"')` on a malformed line, and the reference's `TypeError` for a value without a `split` method. */
 export declare function parseGlobsFrontmatter(document: string): ParsedFrontmatter;
+/** Which release of the writer's gate `frontmatterRefusalReason` applies (SPEC §8, §8b). */
+export interface RefusalOptions {
+  /** `'3.20'` (session-orchestrator 3.20.0, the default) or `'3.21'` (3.21.0); a trailing `.0` is accepted. Anything else throws `RangeError`. */
+  gate?: '3.20' | '3.21' | '3.20.0' | '3.21.0';
+}
 /** The writer's structural gate: a refusal reason, or `null` when the document may be written. */
-export declare function frontmatterRefusalReason(document: string): string | null;
+export declare function frontmatterRefusalReason(document: string, options?: RefusalOptions): string | null;
 
 export interface CreateAirlockOptions {
   /** Path of libairlock; when given, the only path tried. */

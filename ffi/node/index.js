@@ -63,6 +63,6 @@ export function parseGlobsFrontmatter(document) {
   return (instance ?? defaultAirlock()).parseGlobsFrontmatter(document);
 }
 
-export function frontmatterRefusalReason(document) {
-  return (instance ?? defaultAirlock()).frontmatterRefusalReason(document);
+export function frontmatterRefusalReason(document, options) {
+  return (instance ?? defaultAirlock()).frontmatterRefusalReason(document, options);
 }

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 
 import koffi from 'koffi';
 
+import { ENUMS, FUNCTIONS, STRUCTS } from './abi.js';
 import {
   EXPIRES_AT_RE,
   HOST_CLASS_RE,
@@ -31,19 +32,42 @@ const LIBRARY_FILE =
       ? 'libairlock.dylib'
       : 'libairlock.so';
 
-// Status codes of include/airlock.h.
-const OK = 0;
-const REJECTED = 1;
-const BUFFER_TOO_SMALL = 3;
-const PARSE_ERROR = 7;
+// Status codes of include/airlock.h (lib/abi.js is generated from it).
+const { OK, REJECTED, BUFFER_TOO_SMALL, PARSE_ERROR, INTERNAL } = ENUMS.STATUS;
+const META_KIND = ENUMS.META_KIND;
 
 // Shapes of include/airlock.h, keyed by the exported RegExp objects.
 const SHAPES = new Map([
-  [HOST_CLASS_RE, 1],
-  [LEARNING_KEY_RE, 2],
-  [EXPIRES_AT_RE, 3],
-  [PROVENANCE_TOKEN_RE, 4],
+  [HOST_CLASS_RE, ENUMS.SHAPE.HOST_CLASS],
+  [LEARNING_KEY_RE, ENUMS.SHAPE.LEARNING_KEY],
+  [EXPIRES_AT_RE, ENUMS.SHAPE.EXPIRES_AT],
+  [PROVENANCE_TOKEN_RE, ENUMS.SHAPE.PROVENANCE],
 ]);
+
+// `frontmatterRefusalReason(doc, { gate })`: the releases airlock_gate names.
+const GATES = new Map([
+  ['3.20', ENUMS.GATE.V3_20],
+  ['3.20.0', ENUMS.GATE.V3_20],
+  ['3.21', ENUMS.GATE.V3_21],
+  ['3.21.0', ENUMS.GATE.V3_21],
+]);
+
+/** The layout of a header struct, as the C compiler lays it out (koffi computes it). */
+function layout(name) {
+  const fields = Object.fromEntries(STRUCTS[name].map(([field, type]) => [field, type]));
+  const type = koffi.struct(`${name}_layout`, fields);
+  return {
+    size: koffi.sizeof(type),
+    ...Object.fromEntries(Object.keys(fields).map((f) => [f, koffi.offsetof(type, f)])),
+  };
+}
+const SUMMARY = layout('airlock_frontmatter_summary');
+const SPAN = layout('airlock_span');
+const ENTRY = layout('airlock_meta_entry');
+if (koffi.sizeof('size_t') !== 8) {
+  // The scratch words below are read as 64-bit.
+  throw new Error('airlock: this binding supports 64-bit platforms only');
+}
 
 // Scratch buffers start at this size and grow, up to SCRATCH_MAX, to fit the
 // largest input seen; a larger input gets a Buffer of its own for that call only.
@@ -57,6 +81,9 @@ const NO_CAP = Number.MAX_SAFE_INTEGER;
 const NOTE_MAX = 160;
 
 const REPLACEMENT = Buffer.from('\uFFFD', 'utf8');
+
+// Step 2 of sanitize_prose, for the malformed-string path only.
+const CONTROLS = /\p{Cc}/gu;
 
 const REJECTION_PREFIX = 'reconcile-sanitize: rejecting record — ';
 const PARSE_ERROR_PREFIX = 'Malformed frontmatter line: ';
@@ -97,7 +124,15 @@ function loadLibrary(options) {
 }
 
 function declare(lib) {
-  const f = (sig) => lib.func(sig);
+  // Every prototype names a function of the header with its number of parameters.
+  const f = (sig) => {
+    const [, name, params] = /(airlock_\w+)\(([^)]*)\)/.exec(sig);
+    const count = params.trim() === 'void' ? 0 : params.split(',').length;
+    if (FUNCTIONS[name] !== count) {
+      throw new Error(`airlock: ${name} takes ${FUNCTIONS[name]} parameters in include/airlock.h, not ${count}`);
+    }
+    return lib.func(sig);
+  };
   return {
     version: f('const char *airlock_version(void)'),
     unicodeVersion: f('const char *airlock_unicode_version(void)'),
@@ -106,6 +141,7 @@ function declare(lib) {
     statusName: f('const char *airlock_status_name(uint32_t status)'),
     metaKeyName: f('const char *airlock_meta_key_name(uint32_t key)'),
     isDangerousInvisible: f('bool airlock_is_dangerous_invisible(uint32_t cp)'),
+    isStripped: f('bool airlock_is_stripped(uint32_t cp, uint32_t prev)'),
     strip: f(
       'uint32_t airlock_strip(const void *text, size_t text_len, void *out, size_t out_cap, void *out_len, void *err_offset)',
     ),
@@ -136,17 +172,29 @@ function declare(lib) {
     fmParse: f(
       'uint32_t airlock_frontmatter_parse(const void *doc, size_t doc_len, void *summary, void *msg, size_t msg_cap, void *msg_len, void *err_offset)',
     ),
-    fmGlob: f(
-      'uint32_t airlock_frontmatter_glob(const void *doc, size_t doc_len, size_t index, void *start, void *len, void *err_offset)',
+    fmRead: f(
+      'uint32_t airlock_frontmatter_read(const void *doc, size_t doc_len, void *summary, void *globs, size_t globs_cap, void *meta, size_t meta_cap, void *msg, size_t msg_cap, void *msg_len, void *err_offset)',
     ),
-    fmMeta: f(
-      'uint32_t airlock_frontmatter_meta(const void *doc, size_t doc_len, size_t index, void *entry, void *err_offset)',
-    ),
-    fmRefusal: f(
-      'uint32_t airlock_frontmatter_refusal(const void *doc, size_t doc_len, void *msg, size_t msg_cap, void *msg_len, void *err_offset)',
+    fmRefusalGate: f(
+      'uint32_t airlock_frontmatter_refusal_gate(const void *doc, size_t doc_len, uint32_t gate, void *msg, size_t msg_cap, void *msg_len, void *err_offset)',
     ),
   };
 }
+
+/**
+ * The ranges the reference's `isDangerousInvisibleCodePoint` compares with `>=` and
+ * `<=` (its other members are single code points compared with `===`), in its
+ * order. Only a non-integer or non-number argument is judged by these alone;
+ * test/inputs.test.js holds them to libairlock's table.
+ */
+const REFERENCE_RANGES = Object.freeze([
+  [0x200b, 0x200d],
+  [0x202a, 0x202e],
+  [0x2066, 0x2069],
+  [0xe0000, 0xe007f],
+  [0xe0100, 0xe01ef],
+  [0x2061, 0x2064],
+]);
 
 /** A Buffer that is not a slice of Node's shared pool, so its address is its own. */
 function ownBuffer(size) {
@@ -218,13 +266,12 @@ export function createAirlock(options = {}) {
   let msgAddr = Number(koffi.address(msgBuf));
   const fieldBuf = ownBuffer(1024);
   const fieldAddr = Number(koffi.address(fieldBuf));
-  // [0] out_len / start, [1] msg_len / len, [2] err_offset, [3..] struct outputs.
+  // [0] out_len, [1] msg_len, [2] err_offset.
   const words = ownBuffer(64);
   const wordsAddr = Number(koffi.address(words));
   const OUT_LEN = wordsAddr;
   const MSG_LEN = wordsAddr + 8;
   const ERR_OFFSET = wordsAddr + 16;
-  const STRUCT = wordsAddr + 24; // 40 bytes: airlock_meta_entry or the summary
   const u32 = new Uint32Array(words.buffer, words.byteOffset, 16);
   const word = (i) => u32[i * 2] + u32[i * 2 + 1] * 0x1_0000_0000;
 
@@ -358,6 +405,13 @@ export function createAirlock(options = {}) {
     encodeField(field);
     try {
       const wellFormed = encodedExactly(str);
+      if (!wellFormed) {
+        // Removing what lies between two lone surrogates can pair them into one code
+        // point of 4 bytes (the reference strips and removes controls on UTF-16):
+        // do steps 1-2 here first, so libairlock sees the pairs. Both are idempotent.
+        const joined = stripDangerousInvisibles(str).replace(CONTROLS, (ch) => (ch === '\t' || ch === '\n' ? ch : ''));
+        if (joined !== str) return sanitizeProse(joined, { field, maxBytes });
+      }
       if (typeof maxBytes === 'number' && Number.isSafeInteger(maxBytes) && maxBytes >= 0) {
         const s = sanitizeEncoded(maxBytes, lastField, str, wellFormed);
         return wellFormed ? s : restoreSurrogates(str, s);
@@ -397,7 +451,32 @@ export function createAirlock(options = {}) {
     }
   }
 
+  /**
+   * The reference walks its argument with `for…of`: a string, or any iterable of
+   * strings (each element one "character": its first code point decides, the whole
+   * element is kept or dropped, and it is the next one's predecessor). Anything
+   * else throws the TypeError `for…of` throws.
+   */
+  function stripIterable(text) {
+    let out = '';
+    let prev = '';
+    for (const char of text) {
+      const cp = char.codePointAt(0);
+      // Written as the reference does, so an empty element (cp undefined) counts too.
+      const selector = !(cp < 0xfe00 || cp > 0xfe0f);
+      let drop = isDangerousInvisibleCodePoint(cp);
+      if (!drop && selector) {
+        // Kept only as U+FE0F after an element holding a pictographic code point.
+        drop = !(cp === 0xfe0f && prev !== '' && [...prev].some((p) => !c.isStripped(0xfe0f, p.codePointAt(0))));
+      }
+      if (!drop) out += char;
+      prev = char;
+    }
+    return out;
+  }
+
   function stripDangerousInvisibles(text) {
+    if (typeof text !== 'string' && !(text instanceof String)) return stripIterable(text);
     const str = String(text);
     encode(str);
     try {
@@ -414,8 +493,14 @@ export function createAirlock(options = {}) {
   }
 
   function isDangerousInvisibleCodePoint(cp) {
-    if (typeof cp !== 'number' || !Number.isInteger(cp) || cp < 0 || cp > 0x10ffff) return false;
-    return c.isDangerousInvisible(cp);
+    if (typeof cp === 'number' && Number.isInteger(cp)) {
+      return cp >= 0 && cp <= 0x10ffff && c.isDangerousInvisible(cp);
+    }
+    // The reference tests single code points with `===` (only an integer number
+    // matches) and ranges with `>=`/`<=`, which convert anything else to a number:
+    // '8203' and 8203.5 are inside U+200B–U+200D, '173' is no U+00AD.
+    const n = typeof cp === 'bigint' ? Number(cp) : Number(cp);
+    return REFERENCE_RANGES.some(([lo, hi]) => n >= lo && n <= hi);
   }
 
   function deriveFenceToken(payload) {
@@ -544,19 +629,51 @@ export function createAirlock(options = {}) {
     return msg;
   }
 
-  function parseGlobsFrontmatter(document) {
-    const doc = String(document);
+  // airlock_frontmatter_read's outputs: the summary and room for every kept key
+  // (there are only so many keys) and, growing when a document has more, globs.
+  const summaryBuf = ownBuffer(SUMMARY.size);
+  const summaryAddr = Number(koffi.address(summaryBuf));
+  const META_MAX = Object.keys(ENUMS.META_KEY).length;
+  const metaBuf = ownBuffer(META_MAX * ENTRY.size);
+  const metaAddr = Number(koffi.address(metaBuf));
+  let globCap = 64;
+  let globBuf = ownBuffer(globCap * SPAN.size);
+  let globAddr = Number(koffi.address(globBuf));
+  const size = (buf, at) => Number(buf.readBigUInt64LE(at));
+
+  /**
+   * The reference reads a document with `contents.split(…)`: anything else without a
+   * `split` method throws its TypeError, with the same words, before any parsing.
+   */
+  function documentText(contents) {
+    if (typeof contents === 'string') return contents;
+    contents.split(/\r?\n/);
+    return String(contents);
+  }
+
+  function parseGlobsFrontmatter(contents) {
+    const doc = documentText(contents);
     encode(doc);
     try {
       const docP = inP;
       const docLen = inLen;
-      const parse = () => c.fmParse(docP, docLen, STRUCT, msgAddr, msgBuf.length, MSG_LEN, 0);
-      const st = parse();
-      if (st === PARSE_ERROR) throw new Error(restoreParseError(message(parse), doc));
+      const read = () =>
+        c.fmRead(docP, docLen, summaryAddr, globAddr, globCap, metaAddr, META_MAX, msgAddr, msgBuf.length, MSG_LEN, 0);
+      let st = read();
+      if (st === BUFFER_TOO_SMALL) {
+        const need = size(summaryBuf, SUMMARY.glob_count);
+        if (need > globCap) {
+          globCap = need;
+          globBuf = ownBuffer(globCap * SPAN.size);
+          globAddr = Number(koffi.address(globBuf));
+        }
+        st = read();
+      }
+      if (st === PARSE_ERROR) throw new Error(restoreParseError(message(read), doc));
       if (st !== OK) throw fail(st);
-      const hasGlobs = words[STRUCT - wordsAddr] !== 0;
-      const globCount = word(4);
-      const metaCount = word(5);
+      const hasGlobs = summaryBuf[SUMMARY.has_globs] !== 0;
+      const globCount = size(summaryBuf, SUMMARY.glob_count);
+      const metaCount = size(summaryBuf, SUMMARY.meta_count);
       const bytes = inBytes();
       const wellFormed = doc.isWellFormed();
       // A span of the document; for a malformed one, the same units of the original.
@@ -568,24 +685,19 @@ export function createAirlock(options = {}) {
       let globs = null;
       if (hasGlobs) {
         globs = [];
-        for (let i = 0; i < globCount; i++) {
-          const g = c.fmGlob(docP, docLen, i, OUT_LEN, MSG_LEN, 0);
-          if (g !== OK) throw fail(g);
-          globs.push(span(word(0), word(1)));
+        for (let i = 0, at = 0; i < globCount; i++, at += SPAN.size) {
+          globs.push(span(size(globBuf, at + SPAN.start), size(globBuf, at + SPAN.len)));
         }
       }
       const meta = {};
-      for (let i = 0; i < metaCount; i++) {
-        const m = c.fmMeta(docP, docLen, i, STRUCT, 0);
-        if (m !== OK) throw fail(m);
-        // airlock_meta_entry: u32 key, u32 kind, size_t start, size_t len, bool, double.
-        const key = u32[6];
-        const kind = u32[7];
+      for (let i = 0, at = 0; i < metaCount; i++, at += ENTRY.size) {
+        const key = metaBuf.readUInt32LE(at + ENTRY.key);
+        const kind = metaBuf.readUInt32LE(at + ENTRY.kind);
         let value;
-        if (kind === 1) value = span(word(4), word(5));
-        else if (kind === 2) value = words[48] !== 0;
-        else if (kind === 3) value = words.readDoubleLE(56);
-        else throw fail(10);
+        if (kind === META_KIND.STRING) value = span(size(metaBuf, at + ENTRY.str_start), size(metaBuf, at + ENTRY.str_len));
+        else if (kind === META_KIND.BOOL) value = metaBuf[at + ENTRY.bool_value] !== 0;
+        else if (kind === META_KIND.NUMBER) value = metaBuf.readDoubleLE(at + ENTRY.number_value);
+        else throw fail(INTERNAL);
         meta[keyName(key)] = value;
       }
       return { globs, meta };
@@ -594,18 +706,36 @@ export function createAirlock(options = {}) {
     }
   }
 
-  function frontmatterRefusalReason(document) {
-    const doc = String(document);
+  /** The `airlock_gate` of `options.gate`: 3.20.0 unless the caller names another release. */
+  function gateOf(options) {
+    if (options === undefined || options === null || options.gate === undefined) return ENUMS.GATE.V3_20;
+    const gate = GATES.get(String(options.gate));
+    if (gate === undefined) {
+      throw new RangeError(`airlock: unknown writer gate ${JSON.stringify(String(options.gate))} (known: 3.20, 3.21)`);
+    }
+    return gate;
+  }
+
+  function frontmatterRefusalReason(content, options) {
+    const gate = gateOf(options);
+    let doc;
+    try {
+      doc = documentText(content);
+    } catch (err) {
+      // The reference's gate catches its parser's throw and reports it.
+      const msg = err && err.message ? err.message : String(err);
+      return `frontmatter does not parse (${msg}) — rule-loader.mjs treats a parse error as ALWAYS-ON with empty meta, so this file would load in every context and pass every gate`;
+    }
     encode(doc);
     try {
-      const call = () => c.fmRefusal(inP, inLen, msgAddr, msgBuf.length, MSG_LEN, 0);
+      const call = () => c.fmRefusalGate(inP, inLen, gate, msgAddr, msgBuf.length, MSG_LEN, 0);
       const st = call();
       if (st === OK) return null;
       if (st !== REJECTED) throw fail(st);
       const reason = message(call);
       if (doc.isWellFormed() || !reason.startsWith('frontmatter does not parse (')) return reason;
       // Only a parse error quotes the document: put a malformed line back.
-      const parse = () => c.fmParse(inP, inLen, STRUCT, msgAddr, msgBuf.length, MSG_LEN, 0);
+      const parse = () => c.fmParse(inP, inLen, summaryAddr, msgAddr, msgBuf.length, MSG_LEN, 0);
       if (parse() !== PARSE_ERROR) return reason;
       const built = message(parse);
       return reason.replace(built, () => restoreParseError(built, doc));

@@ -54,7 +54,12 @@ test('prose functions coerce with String()', () => {
   assert.strictEqual(airlock.sanitizeProse(undefined, { field: 'insight', maxBytes: 100 }), 'undefined');
   assert.deepStrictEqual(airlock.truncateToBytes(123456, 4), { text: '1234', truncated: true, bytes: 6 });
   assert.strictEqual(airlock.deriveFenceToken(5), airlock.deriveFenceToken('5'));
-  assert.strictEqual(airlock.stripDangerousInvisibles(true), 'true');
+  // …except stripDangerousInvisibles, which walks its argument with for…of.
+  assert.throws(() => airlock.stripDangerousInvisibles(true), TypeError);
+  assert.throws(() => airlock.stripDangerousInvisibles(5), TypeError);
+  assert.throws(() => airlock.stripDangerousInvisibles(undefined), TypeError);
+  assert.strictEqual(airlock.stripDangerousInvisibles(new String('a\u200bb')), 'ab');
+  assert.strictEqual(airlock.stripDangerousInvisibles(new Set(['x', '\u200b', 'y'])), 'xy');
   const forged = { toString: () => '</applicable-rules>' };
   throwsExactly(
     () => airlock.assertNoWrapperForgery(forged, 'insight'),
@@ -181,5 +186,18 @@ test('isDangerousInvisibleCodePoint', () => {
     }
   }
   for (const cp of [0xe0000, 0xe007f, 0xe0100, 0xe01ef]) assert.ok(airlock.isDangerousInvisibleCodePoint(cp));
-  for (const cp of [-1, 0x110000, 0x200b + 0.5, NaN, '8203', null]) assert.equal(airlock.isDangerousInvisibleCodePoint(cp), false);
+  for (const cp of [-1, 0x110000, NaN, null, undefined, true, 'abc', '173', '8288', 0x115f + 0.5, 0x2060 + 0.5]) {
+    assert.equal(airlock.isDangerousInvisibleCodePoint(cp), false, String(cp));
+  }
+  // The reference's range clauses (`>=`/`<=`) convert their argument; its single
+  // code points (`===`) match integer numbers only.
+  for (const cp of ['8203', '0x200c', 0x200b + 0.5, 8203n, ['8205'], 0x2061 + 0.5, '917631', { valueOf: () => 0x2067 }]) {
+    assert.equal(airlock.isDangerousInvisibleCodePoint(cp), true, String(cp));
+  }
+  assert.throws(() => airlock.isDangerousInvisibleCodePoint(Symbol('x')), TypeError);
+  // Each range the coercing path uses is a run of libairlock's table.
+  for (const [lo, hi] of [[0x200b, 0x200d], [0x202a, 0x202e], [0x2066, 0x2069], [0xe0000, 0xe007f], [0xe0100, 0xe01ef], [0x2061, 0x2064]]) {
+    for (let cp = lo; cp <= hi; cp++) assert.ok(airlock.isDangerousInvisibleCodePoint(cp), cp.toString(16));
+    assert.ok(airlock.isDangerousInvisibleCodePoint(String(lo)) && airlock.isDangerousInvisibleCodePoint(String(hi)));
+  }
 });

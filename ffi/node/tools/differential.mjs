@@ -1,0 +1,117 @@
+// Generated comparison of the binding against the reference module itself.
+//
+//   node tools/differential.mjs /path/to/reference-entry.mjs [iterations] [seed]
+//
+// The entry module must export the reference's functions under their own names
+// (`sanitizeProse`, `truncateToBytes`, `stripDangerousInvisibles`,
+// `isDangerousInvisibleCodePoint`, `assertNoControlChars`, `assertSafeDescription`,
+// `assertSafeGlob`, `assertNoWrapperForgery`, `assertMachineToken`,
+// `deriveFenceToken`, `parseGlobsFrontmatter`, and `frontmatterRefusalReason(doc,
+// { gate })` for both gates). The reference is not part of this repository; point
+// this at a checkout of session-orchestrator. Inputs are drawn from an alphabet
+// weighted toward what JavaScript and Rust disagree about: line terminators (CR,
+// U+2028, U+2029, NEL), `\s` members Rust does not count as white space (U+FEFF)
+// and the reverse (U+0085, U+200E), quotes, `-`, `#`, `:`, delimiters and lone
+// surrogates. Every disagreement is printed as a JSON line in the vectors' format
+// (the reference's result), so a finding can go straight into a vectors file.
+
+import { pathToFileURL } from 'node:url';
+import path from 'node:path';
+
+import * as airlock from '../index.js';
+import { EXPIRES_AT_RE, HOST_CLASS_RE, LEARNING_KEY_RE, PROVENANCE_TOKEN_RE } from '../index.js';
+
+const [entry, iterationsArg = '20000', seedArg = '1'] = process.argv.slice(2);
+if (entry === undefined) {
+  console.error('usage: node tools/differential.mjs REFERENCE_ENTRY.mjs [iterations] [seed]');
+  process.exit(2);
+}
+const ref = await import(pathToFileURL(path.resolve(entry)).href);
+const iterations = Number(iterationsArg);
+
+// xorshift32: reproducible from the seed.
+let state = Number(seedArg) >>> 0 || 1;
+function rand(n) {
+  state ^= state << 13;
+  state >>>= 0;
+  state ^= state >>> 17;
+  state ^= state << 5;
+  state >>>= 0;
+  return state % n;
+}
+const pick = (xs) => xs[rand(xs.length)];
+
+const ATOMS = [
+  '\n', '\n', '\n', '\r\n', '\r', '\r\r\n', '\u2028', '\u2029', '\u0085', '\u000b', '\u000c',
+  ' ', ' ', '  ', '\t', '\u00a0', '\ufeff', '\u200e', '\u200b', '\u3000', '\u1680', '\u180e',
+  '-', '- ', '  - ', '#', ':', ': ', '"', "'", '[', ']', ',', '---', '---\n', '\n---\n',
+  '<!--', '-->', '<!-- c -->', 'a', 'b', 'x/**', 'é', '€', '😀', '\ufe0f', '\ud83d', '\ude00',
+  'globs:', 'paths:', 'globs: ', 'paths: [', 'mode: h', 'description: d', 'host-class: h',
+  'alwaysApply: true', 'alwaysApply: false', 'auto-generated: true', 'learning-key: k',
+  'expires-at: 2099-01-01', 'confidence: ', '0x1f', '1e3', '.5', 'Infinity', '-0', 'tier: t',
+  'untrusted-content:end', '</APPLICABLE-RULES>', '\u0000', '\u001b', '\u007f',
+];
+
+function text(maxAtoms) {
+  let s = '';
+  const n = rand(maxAtoms);
+  for (let i = 0; i < n; i++) s += pick(ATOMS);
+  return s;
+}
+
+function documentText() {
+  const preamble = ['', '', '<!-- h -->\n', '\n', '\r\n', '\r\r\n', '<!-- a\u2028b -->\n', ' \t\n', '<!-- x -->\r\r\n'];
+  const open = ['---\n', '---\n', '---\r\n', '---\r\r\n', '--- \n', '---'];
+  const close = ['\n---\n', '\n---\n', '\n---', '\n---\r\n', '\n---\r\r\n', '\n--- \n', '\n---x\n'];
+  const lines = [];
+  const n = rand(6);
+  for (let i = 0; i < n; i++) lines.push(text(6));
+  return pick(preamble) + pick(open) + lines.join(pick(['\n', '\n', '\r\n', '\r'])) + pick(close) + text(3);
+}
+
+function outcome(fn) {
+  try {
+    return { ok: fn() ?? null };
+  } catch (err) {
+    return err instanceof TypeError ? { throwsType: 'TypeError' } : { throws: err.message };
+  }
+}
+
+const PATTERNS = { HOST_CLASS_RE, LEARNING_KEY_RE, EXPIRES_AT_RE, PROVENANCE_TOKEN_RE };
+
+const CASES = [
+  () => ['parseGlobsFrontmatter', [documentText()]],
+  () => ['frontmatterRefusalReason', [documentText()]],
+  () => ['frontmatterRefusalReason', [documentText(), { gate: '3.21' }]],
+  () => ['sanitizeProse', [text(8), { field: 'insight', maxBytes: rand(12) }]],
+  () => ['stripDangerousInvisibles', [text(8)]],
+  () => ['truncateToBytes', [text(8), rand(12)]],
+  () => ['assertNoControlChars', [text(4), 'field']],
+  () => ['assertSafeGlob', [text(3)]],
+  () => ['assertSafeDescription', [text(4)]],
+  () => ['assertNoWrapperForgery', [text(6), 'insight']],
+  () => ['assertMachineToken', [text(3), { field: 'k', pattern: pick(Object.keys(PATTERNS)) }]],
+  () => ['deriveFenceToken', [text(5)]],
+];
+
+// The arguments as the vectors spell them (a pattern by its export's name).
+function call(mod, name, args) {
+  const real = args.map((a) => (a && typeof a.pattern === 'string' ? { ...a, pattern: PATTERNS[a.pattern] } : a));
+  return outcome(() => mod[name](...real));
+}
+
+let differ = 0;
+for (let i = 0; i < iterations; i++) {
+  const [name, args] = pick(CASES)();
+  const want = call(ref, name, args);
+  const got = call(airlock, name, args);
+  if (JSON.stringify(want) !== JSON.stringify(got)) {
+    differ++;
+    const gate = args[1] && args[1].gate ? { gate: args[1].gate } : {};
+    const line = { fn: name, ...gate, args: gate.gate ? [args[0]] : args, ...want };
+    console.log(JSON.stringify(line));
+    console.error(`  airlock: ${JSON.stringify(got)}`);
+  }
+}
+console.error(`${iterations} calls, ${differ} differ`);
+process.exit(differ === 0 ? 0 : 1);
