@@ -620,10 +620,18 @@ export function createAirlock(options = {}) {
     } catch {
       return msg;
     }
+    // The quoted line is a whole line of the document, right-trimmed: it starts a
+    // line and only white space follows it up to the line's end.
+    // The search starts at the opening `---`, the first line starting so (no
+    // preamble line does), so a header comment never matches.
     const wf = doc.toWellFormed();
-    for (let at = wf.indexOf(line); at !== -1; at = wf.indexOf(line, at + 1)) {
-      if (at === 0 || wf[at - 1] === '\n') {
-        return PARSE_ERROR_PREFIX + JSON.stringify(doc.slice(at, at + line.length));
+    const open = wf.startsWith('---') ? 0 : wf.indexOf('\n---') + 1;
+    for (let at = wf.indexOf(line, open); at !== -1; at = wf.indexOf(line, at + 1)) {
+      const end = at + line.length;
+      const lineEnd = wf.indexOf('\n', end);
+      const rest = wf.slice(end, lineEnd === -1 ? wf.length : lineEnd);
+      if ((at === 0 || wf[at - 1] === '\n') && /^\s*$/.test(rest)) {
+        return PARSE_ERROR_PREFIX + JSON.stringify(doc.slice(at, end));
       }
     }
     return msg;

@@ -79,6 +79,22 @@ function outcome(fn) {
 
 const PATTERNS = { HOST_CLASS_RE, LEARNING_KEY_RE, EXPIRES_AT_RE, PROVENANCE_TOKEN_RE };
 
+// Values that are not strings, and strings that look like numbers.
+function value() {
+  return pick([
+    () => rand(0x10000),
+    () => rand(0x10000) + 0.5,
+    () => String(pick([0xad, 0x200b, 0x200c, 0x2060, 0x2062, 0xfeff, 0xe0001, 0x115f, 0x1160])),
+    () => `0x${pick([0x200b, 0x202a, 0x2066, 0xad]).toString(16)}`,
+    () => null,
+    () => true,
+    () => [text(3)],
+    () => [...text(4)],
+    () => BigInt(pick([0x200b, 0xad, 0x2064])),
+    () => text(3),
+  ])();
+}
+
 const CASES = [
   () => ['parseGlobsFrontmatter', [documentText()]],
   () => ['frontmatterRefusalReason', [documentText()]],
@@ -92,6 +108,15 @@ const CASES = [
   () => ['assertNoWrapperForgery', [text(6), 'insight']],
   () => ['assertMachineToken', [text(3), { field: 'k', pattern: pick(Object.keys(PATTERNS)) }]],
   () => ['deriveFenceToken', [text(5)]],
+  () => ['isDangerousInvisibleCodePoint', [value()]],
+  () => ['stripDangerousInvisibles', [value()]],
+  () => ['sanitizeProse', [value(), { field: 'insight', maxBytes: rand(12) }]],
+  () => ['truncateToBytes', [value(), pick([rand(6), value()])]],
+  () => ['parseGlobsFrontmatter', [value()]],
+  () => ['frontmatterRefusalReason', [value()]],
+  () => ['assertNoControlChars', [value(), 'f']],
+  () => ['assertSafeGlob', [value()]],
+  () => ['deriveFenceToken', [value()]],
 ];
 
 // The arguments as the vectors spell them (a pattern by its export's name).
@@ -109,7 +134,7 @@ for (let i = 0; i < iterations; i++) {
     differ++;
     const gate = args[1] && args[1].gate ? { gate: args[1].gate } : {};
     const line = { fn: name, ...gate, args: gate.gate ? [args[0]] : args, ...want };
-    console.log(JSON.stringify(line));
+    console.log(JSON.stringify(line, (_, v) => (typeof v === 'bigint' ? `${v}n` : v)));
     console.error(`  airlock: ${JSON.stringify(got)}`);
   }
 }
