@@ -30,8 +30,11 @@ scripts/gen-header.sh --check
 step "C consumers: static, dynamic, ASan+UBSan, valgrind"
 tests/c/run.sh
 
-step "Node binding: every vector, workers, library lookup (pinned koffi)"
+step "Node binding: ABI facts match the header, every vector, workers, library lookup (pinned koffi)"
 ffi/node/test.sh
+
+step "npm tarballs: install into a fresh project, every vector under Node 20 and Node 24 (pinned, from npm)"
+scripts/package-node.sh --test "$(mktemp -d "${TMPDIR:-/tmp}/airlock-npm.XXXXXX")"
 
 step "Go binding: every vector through cgo (Debian's golang-go, pinned)"
 ffi/go/test.sh

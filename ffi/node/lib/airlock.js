@@ -8,6 +8,7 @@
 // shared between threads. libairlock itself has no global state.
 
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -88,7 +89,26 @@ const CONTROLS = /\p{Cc}/gu;
 const REJECTION_PREFIX = 'reconcile-sanitize: rejecting record — ';
 const PARSE_ERROR_PREFIX = 'Malformed frontmatter line: ';
 
-/** Where the library is looked for, in order; the first source given is the only one. */
+// The package carrying the prebuilt library for this platform (scripts/package-node.sh
+// writes it; the binding lists every such package as an optional dependency, and npm
+// installs only the one whose `os` and `cpu` match).
+const PLATFORM_PACKAGE = `airlock-${process.platform}-${process.arch}`;
+
+/** The platform package's library, when that package is installed. */
+function platformLibrary() {
+  try {
+    const manifest = createRequire(import.meta.url).resolve(`${PLATFORM_PACKAGE}/package.json`);
+    return path.join(path.dirname(manifest), LIBRARY_FILE);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Where the library is looked for, in order: the library option, AIRLOCK_LIB, the
+ * platform package, the workspace's build output. The first source present is the
+ * only one tried.
+ */
 function candidates(options) {
   if (options.library !== undefined && options.library !== null) {
     return { paths: [path.resolve(String(options.library))], source: 'the library option' };
@@ -96,6 +116,10 @@ function candidates(options) {
   const env = process.env.AIRLOCK_LIB;
   if (env !== undefined && env !== '') {
     return { paths: [path.resolve(env)], source: 'AIRLOCK_LIB' };
+  }
+  const packaged = platformLibrary();
+  if (packaged !== null) {
+    return { paths: [packaged], source: `the package ${PLATFORM_PACKAGE}` };
   }
   return {
     paths: [
@@ -112,7 +136,8 @@ function loadLibrary(options) {
   if (found === undefined) {
     throw new Error(
       `airlock: cannot find ${LIBRARY_FILE} (from ${source}); tried: ${paths.join(', ')}. ` +
-        `Build it from the repository root with \`${BUILD_COMMAND}\`, ` +
+        `Install the package ${PLATFORM_PACKAGE} (a prebuilt library, when one exists for this platform), ` +
+        `or build it from the repository root with \`${BUILD_COMMAND}\`, ` +
         'or point to it with createAirlock({ library }) or the AIRLOCK_LIB environment variable.',
     );
   }
