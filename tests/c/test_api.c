@@ -425,6 +425,37 @@ static void test_frontmatter(void) {
                             "\xE2\x80\x94 rule-loader.mjs treats a parse error as ALWAYS-ON with "
                             "empty meta, so this file would load in every context and pass every "
                             "gate"));
+
+    /* The 3.21.0 gate: alwaysApply is refused on any document; 0 is the default. */
+    CHECK_STATUS(airlock_frontmatter_refusal_gate(S("---\nalwaysApply: true\n---\n"), 0, msg,
+                                                  sizeof msg, &msg_len, NULL),
+                 AIRLOCK_STATUS_OK);
+    CHECK_STATUS(airlock_frontmatter_refusal_gate(S("---\nalwaysApply: true\n---\n"),
+                                                  AIRLOCK_GATE_V3_21, msg, sizeof msg, &msg_len,
+                                                  NULL),
+                 AIRLOCK_STATUS_REJECTED);
+    CHECK(bytes_eq(msg, msg_len,
+                   "rule fails the never-always-on invariant: alwaysApply: true \xE2\x80\x94 a "
+                   "rule written through this writer must never declare itself always-on (the "
+                   "renderer only ever emits false)"));
+    CHECK_STATUS(airlock_frontmatter_refusal_gate(S("---\n---\n"), 322, msg, sizeof msg, &msg_len,
+                                                  NULL),
+                 AIRLOCK_STATUS_INVALID_ARG);
+
+    /* Everything in one call: too little room says how much, then it fits. */
+    airlock_span globs[2];
+    airlock_meta_entry meta[3];
+    CHECK_STATUS(airlock_frontmatter_read(d, n, &sum, globs, 1, meta, 3, NULL, 0, NULL, NULL),
+                 AIRLOCK_STATUS_BUFFER_TOO_SMALL);
+    CHECK(sum.has_globs && sum.glob_count == 2 && sum.meta_count == 3);
+    CHECK_STATUS(airlock_frontmatter_read(d, n, &sum, globs, 2, meta, 3, NULL, 0, NULL, NULL),
+                 AIRLOCK_STATUS_OK);
+    CHECK(bytes_eq(d + globs[1].start, globs[1].len, "lib/*.js"));
+    CHECK(meta[0].key == AIRLOCK_META_KEY_DESCRIPTION &&
+          bytes_eq(d + meta[0].str_start, meta[0].str_len, "later wins"));
+    CHECK(meta[2].kind == AIRLOCK_META_KIND_NUMBER && meta[2].number_value == 0.8);
+    CHECK_STATUS(airlock_frontmatter_read(d, n, &sum, NULL, 2, meta, 3, NULL, 0, NULL, NULL),
+                 AIRLOCK_STATUS_NULL_ARG);
 }
 
 static void test_classifiers(void) {
