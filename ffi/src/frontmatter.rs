@@ -537,6 +537,55 @@ mod tests {
     }
 
     #[test]
+    fn read_refuses_misaligned_and_overlapping_arrays() {
+        // The document in 8-aligned memory, so a span array over it is aligned and
+        // refused for the overlap alone.
+        let text = b"---\nglobs: [a, b]\n---\n";
+        let mut backing = [0u64; 4];
+        // SAFETY: 32 bytes of plain integers viewed as bytes.
+        let bytes =
+            unsafe { core::slice::from_raw_parts_mut(backing.as_mut_ptr().cast::<u8>(), 32) };
+        bytes[..text.len()].copy_from_slice(text);
+        let doc = &bytes[..text.len()];
+        let mut summary = airlock_frontmatter_summary {
+            has_globs: false,
+            glob_count: 0,
+            meta_count: 0,
+        };
+        let read = |summary: &mut airlock_frontmatter_summary, globs: *mut airlock_span| {
+            // SAFETY: the pointers are checked (and refused) before any write, or
+            // point to room for 2 spans.
+            unsafe {
+                airlock_frontmatter_read(
+                    doc.as_ptr(),
+                    doc.len(),
+                    summary,
+                    globs,
+                    2,
+                    core::ptr::null_mut(),
+                    0,
+                    core::ptr::null_mut(),
+                    0,
+                    core::ptr::null_mut(),
+                    core::ptr::null_mut(),
+                )
+            }
+        };
+        let mut room = [airlock_span { start: 0, len: 0 }; 3];
+        let misaligned = room
+            .as_mut_ptr()
+            .cast::<u8>()
+            .wrapping_add(1)
+            .cast::<airlock_span>();
+        assert_eq!(read(&mut summary, misaligned), airlock_status::InvalidArg);
+        let over_doc = doc.as_ptr().cast_mut().cast::<airlock_span>();
+        assert_eq!(read(&mut summary, over_doc), airlock_status::InvalidArg);
+        assert_eq!(read(&mut summary, room.as_mut_ptr()), airlock_status::Ok);
+        assert_eq!(summary.glob_count, 2);
+        assert_eq!(room[1], airlock_span { start: 15, len: 1 });
+    }
+
+    #[test]
     fn gate_values_map_to_core() {
         assert_eq!(airlock_gate::core(0), Some(Gate::V3_20));
         assert_eq!(airlock_gate::core(320), Some(Gate::V3_20));
