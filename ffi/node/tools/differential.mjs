@@ -79,6 +79,14 @@ function outcome(fn) {
 
 const PATTERNS = { HOST_CLASS_RE, LEARNING_KEY_RE, EXPIRES_AT_RE, PROVENANCE_TOKEN_RE };
 
+// Text for JavaScript's Number(): signs, prefixes, digits, dots, exponents, white space.
+function numberish() {
+  const parts = ['', '+', '-', '0x', '0X', '0o', '0b', '0', '1', '9', '7', 'f', 'F', '.', 'e', 'E', '_', ' ', '\u00a0', '\ufeff', 'Infinity', 'inf', 'NaN', '2', '5'];
+  let s = '';
+  for (let i = rand(7); i >= 0; i--) s += pick(parts);
+  return s;
+}
+
 // Values that are not strings, and strings that look like numbers.
 function value() {
   return pick([
@@ -108,6 +116,8 @@ const CASES = [
   () => ['assertNoWrapperForgery', [text(6), 'insight']],
   () => ['assertMachineToken', [text(3), { field: 'k', pattern: pick(Object.keys(PATTERNS)) }]],
   () => ['deriveFenceToken', [text(5)]],
+  () => ['parseGlobsFrontmatter', [`---\nconfidence: ${numberish()}\n---\n`]],
+  () => ['parseGlobsFrontmatter', [`---\nconfidence: 0x${'f'.repeat(rand(20))}${pick(['1', '8', '0'])}\n---\n`]],
   () => ['isDangerousInvisibleCodePoint', [value()]],
   () => ['stripDangerousInvisibles', [value()]],
   () => ['sanitizeProse', [value(), { field: 'insight', maxBytes: rand(12) }]],
