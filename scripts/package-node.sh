@@ -113,11 +113,23 @@ for node_bin in "$(command -v node)" "$node24"; do
     cat > test/installed.test.js <<'JS'
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { defaultAirlock } from 'airlock';
+import { spawnSync } from 'node:child_process';
+import { createAirlock, defaultAirlock } from 'airlock';
 
 test('the installed package loads the platform package library', () => {
   const lib = defaultAirlock().libraryPath;
   assert.match(lib, /node_modules[/\\]airlock-linux-x64[/\\]libairlock\.so$/);
+});
+
+test('AIRLOCK_LIB and the library option still come first', () => {
+  assert.throws(() => createAirlock({ library: '/nonexistent/libairlock.so' }), /the library option/);
+  const child = spawnSync(
+    process.execPath,
+    ['--input-type=module', '-e', "import('airlock').then((a) => a.sanitizeProse('x', { field: 'f', maxBytes: 1 }))"],
+    { env: { ...process.env, AIRLOCK_LIB: '/nonexistent/libairlock.so' }, encoding: 'utf8' },
+  );
+  assert.notEqual(child.status, 0);
+  assert.match(child.stderr, /from AIRLOCK_LIB/);
 });
 JS
     AIRLOCK_VECTORS_DIR="$root/tests/conformance" node --test test/*.test.js >&2
