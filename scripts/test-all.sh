@@ -39,6 +39,9 @@ scripts/package-node.sh --test "$(mktemp -d "${TMPDIR:-/tmp}/airlock-npm.XXXXXX"
 step "Go binding: every vector through cgo (Debian's golang-go, pinned)"
 ffi/go/test.sh
 
+step "real Claude Code end to end: pinned npm builds, mock API, the hooks (skipped loudly without the packages)"
+tests/claude/run.sh
+
 step "throughput ratio gate (quick, ~10 s; ratios measured interleaved in one run)"
 cargo run --release --locked -p airlock-benches --bin gate -- --quick
 
