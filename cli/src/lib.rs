@@ -14,6 +14,7 @@ mod json;
 mod names;
 mod scan;
 mod send_gate;
+mod tool_output;
 mod write_scope;
 
 /// The hook input decoders as pure functions of their input, for fuzz targets: no
@@ -116,6 +117,8 @@ enum HookCommand {
     WriteScope(write_scope::WriteScopeArgs),
     /// PreToolUse guard: outgoing messages need a clean scan and a fresh ledger.
     SendGate(send_gate::SendGateArgs),
+    /// PostToolUse filter: every string of a tool's result contained before the model reads it.
+    ToolOutput(tool_output::ToolOutputArgs),
 }
 
 /// How a filter command ended, short of an error.
@@ -142,6 +145,11 @@ pub fn run() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
+            // A PostToolUse hook's exit 2 leaves the tool's output as it was: a bad
+            // tool-output command line withholds the output instead.
+            if let Some(code) = tool_output::withhold_on_usage_error(&e) {
+                return code;
+            }
             // --help and --version print to stdout and succeed; usage errors exit 2.
             let code = if e.use_stderr() { EXIT_ERROR } else { EXIT_OK };
             let _ = e.print();
@@ -151,6 +159,7 @@ pub fn run() -> ExitCode {
     let result = match cli.command {
         Command::Hook(HookCommand::WriteScope(args)) => return write_scope::run(&args),
         Command::Hook(HookCommand::SendGate(args)) => return send_gate::run_hook(&args),
+        Command::Hook(HookCommand::ToolOutput(args)) => return tool_output::run(&args),
         Command::Guard(cmd) => return send_gate::run_guard(&cmd),
         Command::Sanitize(args) => filters::sanitize(&args),
         Command::Strip(args) => filters::strip(&args),

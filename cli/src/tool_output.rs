@@ -1,0 +1,592 @@
+//! `airlock hook tool-output`: a Claude Code PostToolUse hook that contains every string
+//! of a tool's result before the model reads it. See `cli/TOOL_OUTPUT.md`.
+//!
+//! Fails closed: whatever goes wrong — input it cannot parse, a result it cannot
+//! rebuild, its own deadline, an allocation it refuses, a panic — the model gets a short
+//! withheld notice naming the reason instead of the tool's output, and the exit code is
+//! 0 (Claude Code ignores the stdout of a hook that exits otherwise). Only when even
+//! stdout fails does it exit 2.
+
+mod contain;
+mod escape;
+mod rebuild;
+
+use std::fmt;
+use std::io::{self, IsTerminal, Read, Write};
+use std::panic::{self, AssertUnwindSafe};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// Largest hook input read, in bytes; a larger one is withheld.
+pub(crate) const MAX_INPUT_BYTES: usize = 16 * 1024 * 1024;
+
+/// The hook's own deadline: well under the `timeout` its settings entry gives Claude Code,
+/// so that a slow call still ends in a notice rather than in Claude Code's timeout (after
+/// which the original output goes to the model).
+const DEADLINE: Duration = Duration::from_secs(5);
+
+/// The `timeout` (seconds) `--print-config` registers.
+const SETTINGS_TIMEOUT_SECS: u64 = 30;
+
+/// Makes the deadline this many milliseconds (only ever shorter), for the tests.
+const TEST_DEADLINE_ENV: &str = "AIRLOCK_TOOL_OUTPUT_TEST_DEADLINE_MS";
+/// Makes the hook panic, so a test can show that a panic still withholds.
+const TEST_PANIC_ENV: &str = "AIRLOCK_TOOL_OUTPUT_TEST_PANIC";
+
+/// Arguments of `airlock hook tool-output`.
+///
+/// No `-h`/`--help` flag: help on stdout with exit 0 would be read as "no change" if the
+/// flag ever landed in a hook command. `airlock hook help tool-output` shows the help.
+#[derive(clap::Args, Debug)]
+#[command(disable_help_flag = true)]
+pub(crate) struct ToolOutputArgs {
+    /// Cut every string of every tool's result to this many bytes (after containment),
+    /// with the truncation note.
+    #[arg(long, value_name = "N")]
+    max_bytes: Option<usize>,
+    /// A cap for the tools whose name matches PATTERN (`*` matches any run of
+    /// characters): `--tool 'mcp__*=20000'`. The first match wins over --max-bytes;
+    /// `PATTERN=none` lifts the cap. Repeatable.
+    #[arg(long = "tool", value_name = "PATTERN=N")]
+    tool: Vec<String>,
+    /// Print the settings.json snippet registering this hook with these flags, and exit.
+    #[arg(long)]
+    print_config: bool,
+}
+
+/// Why the output was withheld. Each reason is what the model reads in the notice.
+#[derive(Debug)]
+pub(crate) enum Withhold {
+    /// The command line did not parse into options.
+    Configuration(String),
+    /// Stdin could not be read.
+    Unreadable(String),
+    /// The input is over [`MAX_INPUT_BYTES`].
+    TooLarge,
+    /// The input is not the PostToolUse call it should be.
+    Malformed(String),
+    /// The hook's own deadline passed.
+    Deadline,
+    /// A buffer could not be reserved.
+    Allocation,
+    /// The hook panicked.
+    Panic,
+}
+
+impl fmt::Display for Withhold {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Withhold::Configuration(why) => write!(f, "bad hook configuration: {why}"),
+            Withhold::Unreadable(why) => write!(f, "hook input unreadable: {why}"),
+            Withhold::TooLarge => write!(f, "hook input larger than {MAX_INPUT_BYTES} bytes"),
+            Withhold::Malformed(why) => write!(f, "hook input malformed: {why}"),
+            Withhold::Deadline => write!(f, "containment deadline passed"),
+            Withhold::Allocation => write!(f, "containment could not allocate its buffers"),
+            Withhold::Panic => write!(f, "internal error"),
+        }
+    }
+}
+
+/// When the hook must have answered.
+pub(crate) struct Deadline(Instant);
+
+impl Deadline {
+    fn after(d: Duration) -> Self {
+        Deadline(Instant::now().checked_add(d).unwrap_or_else(Instant::now))
+    }
+
+    /// `Err(Deadline)` once it has passed.
+    pub(crate) fn check(&self) -> Result<(), Withhold> {
+        if Instant::now() >= self.0 {
+            Err(Withhold::Deadline)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// A `--tool` cap.
+#[derive(Debug, Clone)]
+struct ToolCap {
+    pattern: String,
+    cap: Option<usize>,
+}
+
+/// The parsed command line.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Options {
+    max_bytes: Option<usize>,
+    tools: Vec<ToolCap>,
+}
+
+impl Options {
+    /// Options from `--max-bytes` and the `--tool PATTERN=N` values.
+    pub(crate) fn new(max_bytes: Option<usize>, tools: &[String]) -> Result<Self, String> {
+        let tools = tools
+            .iter()
+            .map(|spec| {
+                let (pattern, n) = spec
+                    .rsplit_once('=')
+                    .ok_or_else(|| format!("--tool {spec:?}: expected PATTERN=N"))?;
+                if pattern.is_empty() {
+                    return Err(format!("--tool {spec:?}: empty pattern"));
+                }
+                let cap = match n {
+                    "none" => None,
+                    n => Some(n.parse::<usize>().map_err(|_| {
+                        format!("--tool {spec:?}: {n:?} is not a byte count or `none`")
+                    })?),
+                };
+                Ok(ToolCap {
+                    pattern: pattern.to_owned(),
+                    cap,
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(Options { max_bytes, tools })
+    }
+
+    /// The cap for `tool`: the first matching `--tool`, else `--max-bytes`.
+    fn cap_for(&self, tool: &str) -> Option<usize> {
+        self.tools
+            .iter()
+            .find(|t| glob_match(&t.pattern, tool))
+            .map_or(self.max_bytes, |t| t.cap)
+    }
+}
+
+/// `*`-only glob, matched against the whole name; linear in name × stars.
+fn glob_match(pattern: &str, name: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let Some(first) = parts.next() else {
+        return false;
+    };
+    let Some(mut rest) = name.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else {
+        return rest.is_empty();
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => {
+                rest = rest
+                    .get(at.saturating_add(part.len())..)
+                    .unwrap_or_default()
+            }
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
+}
+
+/// What the hook answers.
+pub(crate) enum Reply {
+    /// Nothing to change: print nothing.
+    Unchanged,
+    /// The contained result.
+    Contained { tool: String, output: Value },
+    /// The notice instead of the result.
+    Withheld {
+        tool: Option<String>,
+        response: Option<Value>,
+        reason: Withhold,
+    },
+}
+
+#[derive(Serialize)]
+struct HookOutput<'a> {
+    #[serde(rename = "continue", skip_serializing_if = "Option::is_none")]
+    keep_going: Option<bool>,
+    #[serde(rename = "stopReason", skip_serializing_if = "Option::is_none")]
+    stop_reason: Option<&'a str>,
+    #[serde(rename = "systemMessage", skip_serializing_if = "Option::is_none")]
+    system_message: Option<&'a str>,
+    #[serde(rename = "hookSpecificOutput")]
+    specific: Specific<'a>,
+}
+
+#[derive(Serialize)]
+struct Specific<'a> {
+    #[serde(rename = "hookEventName")]
+    event: &'static str,
+    #[serde(rename = "updatedToolOutput")]
+    updated: &'a Value,
+    /// Also given for MCP tools: clients before 2.1.121 honour only this key.
+    #[serde(
+        rename = "updatedMCPToolOutput",
+        skip_serializing_if = "Option::is_none"
+    )]
+    updated_mcp: Option<&'a Value>,
+}
+
+/// Printed when even building the withheld line failed: withhold and stop the session.
+pub(crate) const FALLBACK_LINE: &str = "{\"continue\":false,\"stopReason\":\"airlock tool-output: tool output withheld (internal error)\",\"hookSpecificOutput\":{\"hookEventName\":\"PostToolUse\",\"updatedToolOutput\":\"[airlock: tool output withheld: internal error]\"}}\n";
+
+impl Reply {
+    /// The stdout line, or `None` for no change.
+    pub(crate) fn line(&self) -> Option<String> {
+        let line = match self {
+            Reply::Unchanged => return None,
+            Reply::Contained { tool, output } => serde_json::to_string(&HookOutput {
+                keep_going: None,
+                stop_reason: None,
+                system_message: None,
+                specific: Specific {
+                    event: "PostToolUse",
+                    updated: output,
+                    updated_mcp: rebuild::is_mcp(tool).then_some(output),
+                },
+            }),
+            Reply::Withheld {
+                tool,
+                response,
+                reason,
+            } => {
+                let notice = format!("[airlock: tool output withheld: {reason}]");
+                let shaped = rebuild::withheld_shape(tool.as_deref(), response.as_ref(), &notice);
+                // A shape the client may reject would let the original through: then
+                // the session stops too, so the model gets no turn to read it.
+                let known = rebuild::shape_is_known(tool.as_deref());
+                let stop = format!("airlock tool-output: {notice}");
+                serde_json::to_string(&HookOutput {
+                    keep_going: (!known).then_some(false),
+                    stop_reason: (!known).then_some(stop.as_str()),
+                    system_message: Some(stop.as_str()),
+                    specific: Specific {
+                        event: "PostToolUse",
+                        updated: &shaped,
+                        updated_mcp: tool
+                            .as_deref()
+                            .is_some_and(rebuild::is_mcp)
+                            .then_some(&shaped),
+                    },
+                })
+            }
+        };
+        Some(line.map_or_else(
+            |_| FALLBACK_LINE.to_owned(),
+            |mut l| {
+                l.push('\n');
+                l
+            },
+        ))
+    }
+}
+
+/// The reply to one PostToolUse call `input`.
+pub(crate) fn decide(input: &[u8], opts: &Options, deadline: &Deadline) -> Reply {
+    let withheld = |tool: Option<String>, response: Option<Value>, reason| Reply::Withheld {
+        tool,
+        response,
+        reason,
+    };
+    if input.len() > MAX_INPUT_BYTES {
+        return withheld(None, None, Withhold::TooLarge);
+    }
+    let call: Value = match serde_json::from_slice(input) {
+        Ok(v) => v,
+        Err(e) => return withheld(None, None, Withhold::Malformed(format!("not JSON ({e})"))),
+    };
+    let Value::Object(mut call) = call else {
+        return withheld(None, None, Withhold::Malformed("not a JSON object".into()));
+    };
+    let tool = match call.get("tool_name") {
+        Some(Value::String(t)) if !t.is_empty() => t.clone(),
+        _ => {
+            return withheld(
+                None,
+                None,
+                Withhold::Malformed("no tool_name string".into()),
+            );
+        }
+    };
+    let Some(response) = call.remove("tool_response") else {
+        return withheld(
+            Some(tool),
+            None,
+            Withhold::Malformed("no tool_response".into()),
+        );
+    };
+    if std::env::var_os(TEST_PANIC_ENV).is_some() {
+        #[allow(clippy::panic)]
+        {
+            panic!("{TEST_PANIC_ENV} is set");
+        }
+    }
+    match rebuild::contain_value(&response, opts.cap_for(&tool), deadline) {
+        Ok(None) => Reply::Unchanged,
+        Ok(Some(output)) => Reply::Contained { tool, output },
+        Err(reason) => withheld(Some(tool), Some(response), reason),
+    }
+}
+
+/// Whoever prints first — the hook or its watchdog — is the only one who prints.
+static ANSWERED: AtomicBool = AtomicBool::new(false);
+
+fn print_once(line: &str) -> ExitCode {
+    if ANSWERED.swap(true, Ordering::SeqCst) {
+        // The watchdog answered and is exiting the process.
+        loop {
+            std::thread::park();
+        }
+    }
+    let mut stdout = io::stdout().lock();
+    if stdout
+        .write_all(line.as_bytes())
+        .and_then(|()| stdout.flush())
+        .is_ok()
+    {
+        return ExitCode::SUCCESS;
+    }
+    let _ = io::stderr().write_all(line.as_bytes());
+    ExitCode::from(2)
+}
+
+fn deadline_duration() -> Duration {
+    std::env::var(TEST_DEADLINE_ENV)
+        .ok()
+        .and_then(|ms| ms.parse::<u64>().ok())
+        .map_or(DEADLINE, |ms| Duration::from_millis(ms).min(DEADLINE))
+}
+
+/// Runs the hook (or `--print-config`).
+pub(crate) fn run(args: &ToolOutputArgs) -> ExitCode {
+    if args.print_config {
+        return print_config(args);
+    }
+    panic::set_hook(Box::new(|_| {}));
+    let budget = deadline_duration();
+    let deadline = Deadline::after(budget);
+    // The watchdog answers if the hook has not — stdin that never closes, a stall —
+    // a little after the deadline the work itself checks.
+    let _ = std::thread::Builder::new()
+        .name("deadline".into())
+        .spawn(move || {
+            std::thread::sleep(budget.saturating_add(Duration::from_millis(250)));
+            if !ANSWERED.swap(true, Ordering::SeqCst) {
+                let reply = Reply::Withheld {
+                    tool: None,
+                    response: None,
+                    reason: Withhold::Deadline,
+                };
+                let line = reply.line().unwrap_or_else(|| FALLBACK_LINE.to_owned());
+                let mut stdout = io::stdout().lock();
+                let ok = stdout
+                    .write_all(line.as_bytes())
+                    .and_then(|()| stdout.flush())
+                    .is_ok();
+                std::process::exit(if ok { 0 } else { 2 });
+            }
+        });
+    let line = panic::catch_unwind(AssertUnwindSafe(|| {
+        let reply = match ToolOutputArgs::options(args) {
+            Err(why) => Reply::Withheld {
+                tool: None,
+                response: None,
+                reason: Withhold::Configuration(why),
+            },
+            Ok(opts) => match read_input() {
+                Ok(input) => decide(&input, &opts, &deadline),
+                Err(e) => Reply::Withheld {
+                    tool: None,
+                    response: None,
+                    reason: Withhold::Unreadable(e.to_string()),
+                },
+            },
+        };
+        reply.line()
+    }))
+    .unwrap_or_else(|_| {
+        Reply::Withheld {
+            tool: None,
+            response: None,
+            reason: Withhold::Panic,
+        }
+        .line()
+    });
+    match line {
+        Some(line) => print_once(&line),
+        None => {
+            if ANSWERED.swap(true, Ordering::SeqCst) {
+                loop {
+                    std::thread::park();
+                }
+            }
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+/// For a command line that starts `airlock hook tool-output` but does not parse: the
+/// withheld line printed, and the exit code; `None` for every other command.
+pub(crate) fn withhold_on_usage_error(error: &clap::Error) -> Option<ExitCode> {
+    let mut args = std::env::args_os().skip(1);
+    if args.next().as_deref() != Some("hook".as_ref())
+        || args.next().as_deref() != Some("tool-output".as_ref())
+    {
+        return None;
+    }
+    let reason = Withhold::Configuration(error.kind().to_string());
+    let reply = Reply::Withheld {
+        tool: None,
+        response: None,
+        reason,
+    };
+    Some(print_once(
+        &reply.line().unwrap_or_else(|| FALLBACK_LINE.to_owned()),
+    ))
+}
+
+impl ToolOutputArgs {
+    fn options(&self) -> Result<Options, String> {
+        Options::new(self.max_bytes, &self.tool)
+    }
+}
+
+/// Reads stdin up to one byte past the limit, so that "too large" is told apart from
+/// "exactly at the limit" without reading an unbounded stream.
+fn read_input() -> io::Result<Vec<u8>> {
+    let limit = u64::try_from(MAX_INPUT_BYTES)
+        .unwrap_or(u64::MAX)
+        .saturating_add(1);
+    let mut input = Vec::new();
+    io::stdin().lock().take(limit).read_to_end(&mut input)?;
+    Ok(input)
+}
+
+#[derive(Serialize)]
+struct Settings {
+    hooks: SettingsHooks,
+}
+
+#[derive(Serialize)]
+struct SettingsHooks {
+    #[serde(rename = "PostToolUse")]
+    post_tool_use: [Matcher; 1],
+}
+
+#[derive(Serialize)]
+struct Matcher {
+    matcher: &'static str,
+    hooks: [Command; 1],
+}
+
+#[derive(Serialize)]
+struct Command {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    command: String,
+    timeout: u64,
+}
+
+/// The settings.json entry: every tool, the flags given, a timeout well over the deadline.
+fn settings_snippet(args: &ToolOutputArgs) -> Result<String, serde_json::Error> {
+    let mut command = vec!["airlock".to_owned(), "hook".into(), "tool-output".into()];
+    if let Some(n) = args.max_bytes {
+        command.extend(["--max-bytes".to_owned(), n.to_string()]);
+    }
+    for t in &args.tool {
+        command.extend(["--tool".to_owned(), shell_quote(t)]);
+    }
+    serde_json::to_string_pretty(&Settings {
+        hooks: SettingsHooks {
+            post_tool_use: [Matcher {
+                matcher: "*",
+                hooks: [Command {
+                    kind: "command",
+                    command: command.join(" "),
+                    timeout: SETTINGS_TIMEOUT_SECS,
+                }],
+            }],
+        },
+    })
+}
+
+/// Single-quoted for a POSIX shell when it holds anything but safe characters.
+fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_-=.,/:".contains(&b))
+    {
+        return s.to_owned();
+    }
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+fn print_config(args: &ToolOutputArgs) -> ExitCode {
+    // Registered as a hook by mistake, `--print-config` would answer every call with a
+    // snippet Claude Code ignores, letting the output through: withhold instead.
+    if !io::stdin().is_terminal() && read_input().is_ok_and(|input| !input.trim_ascii().is_empty())
+    {
+        let reply = Reply::Withheld {
+            tool: None,
+            response: None,
+            reason: Withhold::Configuration(
+                "--print-config is not a hook; drop it from the command".into(),
+            ),
+        };
+        return print_once(&reply.line().unwrap_or_else(|| FALLBACK_LINE.to_owned()));
+    }
+    if let Err(why) = args.options() {
+        let _ = writeln!(io::stderr(), "airlock hook tool-output: {why}");
+        return ExitCode::from(2);
+    }
+    match settings_snippet(args) {
+        Ok(text) => {
+            let mut stdout = io::stdout().lock();
+            match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(_) => ExitCode::FAILURE,
+            }
+        }
+        Err(_) => ExitCode::FAILURE,
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("mcp__*", "mcp__mail__send"));
+        assert!(glob_match("*", "Bash"));
+        assert!(glob_match("Bash", "Bash"));
+        assert!(!glob_match("Bash", "BashOutput"));
+        assert!(glob_match("mcp__*__fetch*", "mcp__web__fetch_page"));
+        assert!(!glob_match("mcp__*__fetch", "mcp__web__fetch_page"));
+        assert!(glob_match("a*a", "aa"));
+        assert!(!glob_match("a*a", "a"));
+    }
+
+    #[test]
+    fn caps() {
+        let o = Options::new(Some(100), &["mcp__*=5".into(), "Bash=none".into()]).unwrap();
+        assert_eq!(o.cap_for("mcp__x__y"), Some(5));
+        assert_eq!(o.cap_for("Bash"), None);
+        assert_eq!(o.cap_for("Read"), Some(100));
+        assert!(Options::new(None, &["Bash".into()]).is_err());
+        assert!(Options::new(None, &["=5".into()]).is_err());
+        assert!(Options::new(None, &["Bash=x".into()]).is_err());
+    }
+
+    #[test]
+    fn a_passed_deadline_withholds() {
+        let input = br#"{"tool_name":"Bash","tool_response":{"stdout":"a"}}"#;
+        let passed = Deadline(Instant::now());
+        match decide(input, &Options::default(), &passed) {
+            Reply::Withheld {
+                reason: Withhold::Deadline,
+                ..
+            } => {}
+            _ => panic!("not withheld"),
+        }
+    }
+}
