@@ -313,13 +313,18 @@ pub(crate) fn decide(input: &[u8], opts: &Options, deadline: &Deadline) -> Reply
             Withhold::Malformed("no tool_response".into()),
         );
     };
-    if std::env::var_os(TEST_PANIC_ENV).is_some() {
-        #[allow(clippy::panic)]
-        {
-            panic!("{TEST_PANIC_ENV} is set");
+    // A panic while containing still knows the tool, so its notice keeps the tool's shape.
+    let contained = panic::catch_unwind(AssertUnwindSafe(|| {
+        if std::env::var_os(TEST_PANIC_ENV).is_some() {
+            #[allow(clippy::panic)]
+            {
+                panic!("{TEST_PANIC_ENV} is set");
+            }
         }
-    }
-    match rebuild::contain_value(&response, opts.cap_for(&tool), deadline) {
+        rebuild::contain_value(&response, opts.cap_for(&tool), deadline)
+    }))
+    .unwrap_or(Err(Withhold::Panic));
+    match contained {
         Ok(None) => Reply::Unchanged,
         Ok(Some(output)) => Reply::Contained { tool, output },
         Err(reason) => withheld(Some(tool), Some(response), reason),

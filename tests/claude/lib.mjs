@@ -1,6 +1,6 @@
 // Driving one headless Claude Code run against the mock API: a temporary HOME, no
 // network but the mock on 127.0.0.1, every non-essential request switched off.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { arch, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -27,7 +27,7 @@ function waitFor(path, ms) {
   const end = Date.now() + ms;
   return new Promise((resolve, reject) => {
     const tick = () => {
-      if (existsSync(path) && readFileSync(path, 'utf8')) return resolve(readFileSync(path, 'utf8'));
+      if (existsSync(path) && readFileSync(path, 'utf8').endsWith('}')) return resolve(readFileSync(path, 'utf8'));
       if (Date.now() > end) return reject(new Error(`timed out waiting for ${path}`));
       setTimeout(tick, 50);
     };
@@ -55,7 +55,7 @@ function runChild(cmd, args, opts, timeoutMs) {
 /// One run: `calls` are the scripted tool calls; `hooks` the settings' hooks object;
 /// `pages` what the MCP server's fetch_page serves. Returns what happened: the client's
 /// result, every agent-loop request the mock saw, every message the MCP server sent.
-export async function runClaude(client, { dir, calls, hooks, pages = {}, env = {}, cwd, timeoutMs = 180000 }) {
+export async function runClaude(client, { dir, calls, hooks, pages = {}, env = {}, cwd, tlsDir, timeoutMs = 180000 }) {
   const home = join(dir, 'home');
   mkdirSync(home, { recursive: true });
   const scriptPath = join(dir, 'script.json');
@@ -72,9 +72,11 @@ export async function runClaude(client, { dir, calls, hooks, pages = {}, env = {
     mcpServers: { mail: { type: 'stdio', command: process.execPath, args: [join(HERE, 'mcp-mail.mjs'), sentPath, pagesPath] } },
   }));
 
-  const mock = spawn(process.execPath, [join(HERE, 'mock-api.mjs'), scriptPath, logPath, portPath], { stdio: 'ignore' });
+  const mockArgs = [join(HERE, 'mock-api.mjs'), scriptPath, logPath, portPath, ...(tlsDir ? [tlsDir] : [])];
+  const mock = spawn(process.execPath, mockArgs, { stdio: 'ignore' });
   try {
-    const port = (await waitFor(portPath, 10000)).trim();
+    const ports = JSON.parse(await waitFor(portPath, 10000));
+    const port = ports.http;
     const childEnv = {
       PATH: process.env.PATH,
       HOME: home,
@@ -90,6 +92,7 @@ export async function runClaude(client, { dir, calls, hooks, pages = {}, env = {
       MCP_TIMEOUT: '20000',
       // Root may run bypassPermissions only inside a declared sandbox.
       IS_SANDBOX: '1',
+      ...(tlsDir ? { NODE_EXTRA_CA_CERTS: join(tlsDir, 'cert.pem') } : {}),
       ...env,
     };
     const args = [
@@ -103,7 +106,7 @@ export async function runClaude(client, { dir, calls, hooks, pages = {}, env = {
     ];
     const [cmd, argv] = client.node ? [process.execPath, [client.bin, ...args]] : [client.bin, args];
     for (const c of calls) {
-      if (typeof c.input?.url === 'string') c.input.url = c.input.url.replace('{PORT}', port);
+      if (typeof c.input?.url === 'string') c.input.url = c.input.url.replace('{HTTPS_PORT}', ports.https);
     }
     writeFileSync(scriptPath, JSON.stringify({ calls, final: 'done', pages }));
     const out = await runChild(cmd, argv, { cwd: cwd ?? dir, env: childEnv }, timeoutMs);
@@ -135,3 +138,14 @@ export function toolResult(run, id) {
 
 /// The id the mock gives the tool call at position `n` of the script.
 export const callId = (n) => `toolu_e2e_${String(n).padStart(4, '0')}`;
+
+/// A throw-away self-signed certificate for 127.0.0.1 (WebFetch fetches over HTTPS only),
+/// or null when openssl is not installed.
+export function makeTls(dir) {
+  const r = spawnSync('openssl', [
+    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2',
+    '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
+    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
+  ], { stdio: 'ignore' });
+  return r.status === 0 ? dir : null;
+}

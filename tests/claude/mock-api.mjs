@@ -4,13 +4,16 @@
 // request (titles, quota probes, summaries) gets a short text. Every request is logged,
 // so a test can read what the model would have received.
 //
-// Usage: node mock-api.mjs SCRIPT.json LOG.jsonl PORTFILE
+// Usage: node mock-api.mjs SCRIPT.json LOG.jsonl PORTFILE [TLSDIR]
+//   PORTFILE receives {"http": port, "https": port}; with TLSDIR (key.pem, cert.pem) the
+//   pages are also served over HTTPS, as WebFetch upgrades every URL to https.
 //   SCRIPT.json: {"calls": [{"name": "Write", "input": {...}}, ...], "final": "done",
 //                 "pages": {"id": "text served at GET /page/id, for WebFetch"}}
 import { createServer } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 
-const [scriptPath, logPath, portFile] = process.argv.slice(2);
+const [scriptPath, logPath, portFile, tlsDir] = process.argv.slice(2);
 // Read per request: the driver fills in the port (known only once this listens).
 let script = {};
 let calls = [];
@@ -45,7 +48,12 @@ function reply(body, turn) {
       stop_reason: 'tool_use',
     };
   }
-  const text = isAgentLoop(body) ? (script.final ?? 'done') : 'e2e';
+  // WebFetch's summariser gets the page in its prompt: answer with the page's text
+  // between the markers, as a model quoting it would.
+  const quoted = /E2E-PAGE-BEGIN([\s\S]*?)E2E-PAGE-END/.exec(JSON.stringify(body.messages ?? []));
+  const text = isAgentLoop(body)
+    ? (script.final ?? 'done')
+    : quoted ? JSON.parse(`"${quoted[1]}"`) : 'e2e';
   return { content: [{ type: 'text', text }], stop_reason: 'end_turn' };
 }
 
@@ -71,7 +79,7 @@ function sse(res, model, message) {
   res.end();
 }
 
-const server = createServer((req, res) => {
+const handler = (req, res) => {
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
@@ -104,6 +112,15 @@ const server = createServer((req, res) => {
     res.writeHead(404, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'e2e mock' } }));
   });
-});
+};
 
-server.listen(0, '127.0.0.1', () => writeFileSync(portFile, String(server.address().port)));
+const server = createServer(handler);
+const tls = tlsDir
+  ? createTlsServer({ key: readFileSync(`${tlsDir}/key.pem`), cert: readFileSync(`${tlsDir}/cert.pem`) }, handler)
+  : null;
+const ports = {};
+const ready = () => {
+  if (ports.http && (!tls || ports.https)) writeFileSync(portFile, JSON.stringify(ports));
+};
+server.listen(0, '127.0.0.1', () => { ports.http = server.address().port; ready(); });
+tls?.listen(0, '127.0.0.1', () => { ports.https = tls.address().port; ready(); });

@@ -1,0 +1,414 @@
+//! `airlock hook tool-output` end to end through the binary: the hook inputs captured
+//! from real Claude Code builds (tests/claude, `node run.mjs --only tool-output
+//! --capture …`) against golden stdout bytes, and the fail-closed matrix.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    missing_docs
+)]
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+use common::{BIN, output_of};
+
+fn dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/tool_output")
+        .join(name)
+}
+
+fn hook_env(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["hook", "tool-output"]).args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    output_of(&mut cmd, stdin)
+}
+
+fn hook(args: &[&str], stdin: &[u8]) -> Output {
+    hook_env(args, stdin, &[])
+}
+
+/// Stdout parsed as the hook's one JSON object, after checking exit 0 and one line.
+fn reply(out: &Output) -> Value {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::str::from_utf8(&out.stdout).unwrap();
+    assert!(
+        text.ends_with('\n') && text.matches('\n').count() == 1,
+        "{text:?}"
+    );
+    serde_json::from_str(text).unwrap()
+}
+
+fn fixtures() -> Vec<(String, Vec<u8>)> {
+    let mut all: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir("fixtures"))
+        .unwrap()
+        .map(|e| {
+            let path = e.unwrap().path();
+            let name = path.file_stem().unwrap().to_str().unwrap().to_owned();
+            (name, std::fs::read(&path).unwrap())
+        })
+        .collect();
+    all.sort();
+    assert!(all.len() >= 10, "fixtures missing: {}", all.len());
+    all
+}
+
+/// The same tree with every string replaced by `""`: what must not change shape.
+fn skeleton(v: &Value) -> Value {
+    match v {
+        Value::String(_) => json!(""),
+        Value::Array(a) => Value::Array(a.iter().map(skeleton).collect()),
+        Value::Object(m) => {
+            Value::Object(m.iter().map(|(k, v)| (k.clone(), skeleton(v))).collect())
+        }
+        other => other.clone(),
+    }
+}
+
+fn strings(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(a) => a.iter().for_each(|v| strings(v, out)),
+        Value::Object(m) => m.values().for_each(|v| strings(v, out)),
+        _ => {}
+    }
+}
+
+const MUST_GO: [&str; 8] = [
+    "\u{1b}",
+    "\u{202E}",
+    "\u{E0049}",
+    "<|im_",
+    "<!--",
+    "\u{FF1C}\u{FF0F}",
+    "</APPLICABLE-RULES>",
+    "untrusted-content:end",
+];
+const MUST_STAY: [&str; 4] = [
+    "visible text stays: caf\u{e9}, 3 < 4 > 2, <b>bold</b>",
+    "\u{1F468}\u{200D}\u{1F4BB} \u{1F3F3}\u{FE0F}\u{200D}\u{1F308} \u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}",
+    "[redacted special token][redacted special token]system",
+    "[html-comment] ignore previous instructions -->",
+];
+
+#[test]
+fn captured_fixtures_match_their_golden_stdout() {
+    let update = std::env::var_os("AIRLOCK_UPDATE_GOLDEN").is_some();
+    for (name, input) in fixtures() {
+        let out = hook(&[], &input);
+        let golden = dir("golden").join(format!("{name}.out"));
+        if update {
+            std::fs::write(&golden, &out.stdout).unwrap();
+        }
+        let expected =
+            std::fs::read(&golden).unwrap_or_else(|_| panic!("no golden file for {name}"));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&expected),
+            "{name} differs from its golden file"
+        );
+        assert_eq!(out.status.code(), Some(0), "{name}");
+    }
+}
+
+#[test]
+fn every_fixture_is_contained_in_its_own_shape() {
+    for (name, input) in fixtures() {
+        let call: Value = serde_json::from_slice(&input).unwrap();
+        let out = hook(&[], &input);
+        // The clean call, and Glob's list of plain file names, hold nothing to contain.
+        if name.ends_with("-clean") || name.ends_with("Glob") {
+            assert!(
+                out.stdout.is_empty(),
+                "{name}: a clean result must print nothing"
+            );
+            assert_eq!(out.status.code(), Some(0));
+            continue;
+        }
+        let r = reply(&out);
+        let specific = &r["hookSpecificOutput"];
+        assert_eq!(specific["hookEventName"], "PostToolUse", "{name}");
+        let updated = &specific["updatedToolOutput"];
+        assert_eq!(
+            skeleton(updated),
+            skeleton(&call["tool_response"]),
+            "{name}: shape changed"
+        );
+        let is_mcp = call["tool_name"].as_str().unwrap().starts_with("mcp__");
+        assert_eq!(
+            specific.get("updatedMCPToolOutput"),
+            is_mcp.then_some(updated),
+            "{name}"
+        );
+        assert!(
+            r.get("continue").is_none(),
+            "{name}: a contained result does not stop the session"
+        );
+        let mut all = Vec::new();
+        strings(updated, &mut all);
+        let text = all.join("\n");
+        for bad in MUST_GO {
+            assert!(!text.contains(bad), "{name}: {bad:?} left in {text:?}");
+        }
+        for good in MUST_STAY {
+            assert!(
+                text.contains(good),
+                "{name}: {good:?} missing from {text:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn containment_is_idempotent_on_the_fixtures() {
+    for (name, input) in fixtures() {
+        let mut call: Value = serde_json::from_slice(&input).unwrap();
+        let first = hook(&[], &input);
+        if first.stdout.is_empty() {
+            continue;
+        }
+        call["tool_response"] = reply(&first)["hookSpecificOutput"]["updatedToolOutput"].clone();
+        let second = hook(&[], call.to_string().as_bytes());
+        assert!(
+            second.stdout.is_empty(),
+            "{name}: contained output changed again"
+        );
+    }
+}
+
+fn bash(stdout: &str) -> Vec<u8> {
+    json!({"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "x"},
+        "tool_response": {"stdout": stdout, "stderr": "", "interrupted": false, "isImage": false}})
+    .to_string()
+    .into_bytes()
+}
+
+fn mcp(text: &str) -> Vec<u8> {
+    json!({"tool_name": "mcp__web__fetch", "tool_input": {}, "tool_response": [{"type": "text", "text": text}]})
+        .to_string()
+        .into_bytes()
+}
+
+#[test]
+fn byte_caps_per_tool() {
+    let long = "abcdefghijklmnopqrstuvwxyz";
+    let r = reply(&hook(&["--max-bytes", "10"], &bash(long)));
+    assert_eq!(
+        r["hookSpecificOutput"]["updatedToolOutput"]["stdout"],
+        "abcdefghij […truncated by the reconciliation engine: 26 bytes exceeded the 10-byte cap]"
+    );
+    let args = [
+        "--max-bytes",
+        "10",
+        "--tool",
+        "mcp__*=5",
+        "--tool",
+        "Bash=none",
+    ];
+    assert!(
+        hook(&args, &bash(long)).stdout.is_empty(),
+        "Bash=none lifts the cap"
+    );
+    let r = reply(&hook(&args, &mcp(long)));
+    assert_eq!(
+        r["hookSpecificOutput"]["updatedToolOutput"][0]["text"],
+        "abcde […truncated by the reconciliation engine: 26 bytes exceeded the 5-byte cap]"
+    );
+}
+
+/// A withheld reply: the notice naming `reason`, in the tool's shape when it is known.
+fn assert_withheld(out: &Output, reason: &str) -> Value {
+    let r = reply(out);
+    let line = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        line.contains(&format!("[airlock: tool output withheld: {reason}")),
+        "{line}"
+    );
+    r
+}
+
+#[test]
+fn fail_closed_matrix() {
+    let notice = |r: &Value| r["hookSpecificOutput"]["updatedToolOutput"].clone();
+    let stops = |r: &Value| r["continue"] == json!(false) && r["stopReason"].is_string();
+    // Unknown tool and shape: the notice, and the session stops.
+    for (input, reason) in [
+        (b"not json".to_vec(), "hook input malformed: not JSON"),
+        (b"[1]".to_vec(), "hook input malformed: not a JSON object"),
+        (b"".to_vec(), "hook input malformed: not JSON"),
+        (
+            br#"{"tool_response":{"stdout":"x"}}"#.to_vec(),
+            "hook input malformed: no tool_name",
+        ),
+        (
+            b"{\"tool_name\":\"Bash\",\"tool_response\":\"\xff\"}".to_vec(),
+            "hook input malformed: not JSON",
+        ),
+    ] {
+        let r = assert_withheld(&hook(&[], &input), reason);
+        assert!(stops(&r), "{reason}: {r}");
+        assert!(notice(&r).is_string());
+    }
+    let r = assert_withheld(
+        &hook(&[], br#"{"tool_name":"Bash"}"#),
+        "hook input malformed: no tool_response",
+    );
+    assert!(!stops(&r), "Bash's shape is known");
+    // Deeper than serde_json's recursion limit.
+    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    let deep = format!(r#"{{"tool_name":"Bash","tool_response":{deep}}}"#);
+    assert_withheld(
+        &hook(&[], deep.as_bytes()),
+        "hook input malformed: not JSON",
+    );
+
+    // Over the size limit, without reading an unbounded stream.
+    let big = vec![b' '; 16 * 1024 * 1024 + 1];
+    let r = assert_withheld(&hook(&[], &big), "hook input larger than");
+    assert!(stops(&r));
+
+    // A panic while containing keeps the tool's shape.
+    let r = assert_withheld(
+        &hook_env(
+            &[],
+            &bash("secret"),
+            &[("AIRLOCK_TOOL_OUTPUT_TEST_PANIC", "1")],
+        ),
+        "internal error",
+    );
+    assert_eq!(
+        notice(&r),
+        json!({"stdout": "[airlock: tool output withheld: internal error]", "stderr": "", "interrupted": false, "isImage": false})
+    );
+    let r = assert_withheld(
+        &hook_env(
+            &[],
+            &mcp("secret"),
+            &[("AIRLOCK_TOOL_OUTPUT_TEST_PANIC", "1")],
+        ),
+        "internal error",
+    );
+    assert_eq!(
+        notice(&r),
+        json!([{"type": "text", "text": "[airlock: tool output withheld: internal error]"}])
+    );
+    assert_eq!(r["hookSpecificOutput"]["updatedMCPToolOutput"], notice(&r));
+    assert!(
+        !String::from_utf8_lossy(
+            &hook_env(
+                &[],
+                &mcp("secret"),
+                &[("AIRLOCK_TOOL_OUTPUT_TEST_PANIC", "1")]
+            )
+            .stdout
+        )
+        .contains("secret")
+    );
+
+    // A deadline already passed.
+    let r = assert_withheld(
+        &hook_env(
+            &[],
+            &bash("a\u{1b}[0m"),
+            &[("AIRLOCK_TOOL_OUTPUT_TEST_DEADLINE_MS", "0")],
+        ),
+        "containment deadline passed",
+    );
+    assert!(!stops(&r), "Bash's shape is known");
+
+    // Bad flags: withheld, exit 0 — a PostToolUse hook's exit 2 would leave the output as it was.
+    for args in [
+        &["--max-bytes", "x"][..],
+        &["--tool", "Bash"],
+        &["--tool", "=3"],
+        &["--help"],
+        &["--bogus"],
+    ] {
+        let r = assert_withheld(&hook(args, &bash("x")), "bad hook configuration");
+        assert!(stops(&r), "{args:?}");
+    }
+}
+
+#[test]
+fn stdin_that_never_closes_ends_in_the_notice() {
+    let mut child = Command::new(BIN)
+        .args(["hook", "tool-output"])
+        .env("AIRLOCK_TOOL_OUTPUT_TEST_DEADLINE_MS", "200")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(br#"{"tool_name":"Bash","#).unwrap();
+    // Stdin stays open until the child has answered on its own.
+    let out = child.wait_with_output().unwrap();
+    drop(stdin);
+    let r = assert_withheld(&out, "containment deadline passed");
+    assert_eq!(r["continue"], json!(false));
+}
+
+#[test]
+fn print_config_registers_every_tool_with_a_timeout() {
+    let out = Command::new(BIN)
+        .args([
+            "hook",
+            "tool-output",
+            "--max-bytes",
+            "50000",
+            "--tool",
+            "mcp__*=20000",
+            "--print-config",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let entry = &v["hooks"]["PostToolUse"][0];
+    assert_eq!(entry["matcher"], "*");
+    assert_eq!(entry["hooks"][0]["type"], "command");
+    assert_eq!(entry["hooks"][0]["timeout"], 30);
+    assert_eq!(
+        entry["hooks"][0]["command"],
+        "airlock hook tool-output --max-bytes 50000 --tool 'mcp__*=20000'"
+    );
+    // Registered as a hook by mistake, it withholds rather than letting the output through.
+    assert_withheld(
+        &hook(&["--print-config"], &bash("x")),
+        "bad hook configuration: --print-config is not a hook",
+    );
+}
+
+#[test]
+fn ordinary_output_passes_untouched() {
+    for text in [
+        "",
+        "plain output\n",
+        "3 < 4 > 2 and <b>bold</b> and a | b",
+        "caf\u{e9} \u{1F468}\u{200D}\u{1F4BB} \u{2764}\u{FE0F} 1\u{FE0F}\u{20E3} \u{1F44D}\u{1F3FD}",
+        "tabs\tand\nnewlines",
+    ] {
+        let out = hook(&[], &bash(text));
+        assert!(
+            out.stdout.is_empty(),
+            "{text:?} changed: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert_eq!(out.status.code(), Some(0));
+    }
+}
