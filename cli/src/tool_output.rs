@@ -21,8 +21,9 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::Value;
 
-/// Largest hook input read, in bytes; a larger one is withheld.
-pub(crate) const MAX_INPUT_BYTES: usize = 16 * 1024 * 1024;
+/// Largest hook input read, in bytes; a larger one is withheld. Claude Code cuts Bash
+/// output at 30,000 characters and Read at 256 KiB by default, so this is far above them.
+pub(crate) const MAX_INPUT_BYTES: usize = 8 * 1024 * 1024;
 
 /// The hook's own deadline: well under the `timeout` its settings entry gives Claude Code,
 /// so that a slow call still ends in a notice rather than in Claude Code's timeout (after

@@ -278,7 +278,7 @@ fn fail_closed_matrix() {
     );
 
     // Over the size limit, without reading an unbounded stream.
-    let big = vec![b' '; 16 * 1024 * 1024 + 1];
+    let big = vec![b' '; 8 * 1024 * 1024 + 1];
     let r = assert_withheld(&hook(&[], &big), "hook input larger than");
     assert!(stops(&r));
 

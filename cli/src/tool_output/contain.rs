@@ -67,7 +67,12 @@ const DROP_SET: [(char, char); 17] = [
 ];
 
 fn in_drop_set(c: char) -> bool {
-    DROP_SET.iter().any(|&(lo, hi)| lo <= c && c <= hi)
+    c >= '\u{AD}' && DROP_SET.iter().any(|&(lo, hi)| lo <= c && c <= hi)
+}
+
+/// Printable ASCII, TAB and LF: bytes no step of the strip ever touches.
+fn is_plain_ascii(b: u8) -> bool {
+    (0x20..0x7F).contains(&b) || b == b'\t' || b == b'\n'
 }
 
 const ZWJ: char = '\u{200D}';
@@ -107,11 +112,13 @@ fn flag_tag_run(rest: &str) -> Option<usize> {
 
 /// Step 2: `text` without D (but the emoji keeps) and without Cc but TAB/LF.
 fn strip(text: &str) -> Result<Cow<'_, str>, Refusal> {
-    let needs = text.chars().any(|c| {
-        in_drop_set(c)
-            || (c.is_control() && c != '\t' && c != '\n')
-            || airlock_core::class::is_stripped(c, None)
-    });
+    let needs = !text.bytes().all(is_plain_ascii)
+        && text.chars().any(|c| {
+            in_drop_set(c)
+                || (c.is_control() && c != '\t' && c != '\n')
+                || airlock_core::class::is_stripped(c, None)
+        });
+
     if !needs {
         return Ok(Cow::Borrowed(text));
     }
@@ -257,43 +264,59 @@ fn redaction_at(rest: &str) -> Option<(usize, &'static str)> {
         }
     };
     for (literal, with) in LITERALS {
+        if literal.as_bytes().first() != Some(&first) {
+            continue;
+        }
         if let Some(len) = match_literal(rest, literal) {
             consider(len, with);
         }
     }
-    if let Some(len) = match_generic_token(rest) {
-        consider(len, TOKEN_REDACTION);
-    }
-    if let Some(len) = match_literal(rest, "<!--") {
-        consider(len, COMMENT_REDACTION);
+    if first == b'<' {
+        if let Some(len) = match_generic_token(rest) {
+            consider(len, TOKEN_REDACTION);
+        }
+        if let Some(len) = match_literal(rest, "<!--") {
+            consider(len, COMMENT_REDACTION);
+        }
     }
     best
 }
 
+/// Bytes at which a redaction can begin: the literals' first characters in either
+/// case, and 0xEF, which leads every fullwidth form (U+FF01–U+FF5E).
+fn may_start_redaction(b: u8) -> bool {
+    matches!(b, b'<' | b'#' | b'[' | b'u' | b'U' | 0xEF)
+}
+
 /// Step 3: one pass replacing literals, markers, tokens and `<!--`.
 fn redact(text: &str) -> Result<Cow<'_, str>, Refusal> {
+    let bytes = text.as_bytes();
     let mut out: Option<String> = None;
     let mut copied = 0usize;
     let mut i = 0usize;
-    while let Some(rest) = text.get(i..) {
-        let Some(c) = rest.chars().next() else { break };
-        if let Some((len, with)) = redaction_at(rest) {
-            let buf = match out.as_mut() {
-                Some(buf) => buf,
-                None => {
-                    let mut buf = String::new();
-                    buf.try_reserve(text.len().saturating_add(64))?;
-                    out.insert(buf)
-                }
-            };
-            buf.try_reserve(i.saturating_sub(copied).saturating_add(with.len()))?;
-            buf.push_str(text.get(copied..i).unwrap_or_default());
-            buf.push_str(with);
-            i = i.saturating_add(len);
-            copied = i;
+    while let Some(&b) = bytes.get(i) {
+        let hit = if may_start_redaction(b) {
+            text.get(i..).and_then(redaction_at)
         } else {
-            i = i.saturating_add(c.len_utf8());
-        }
+            None
+        };
+        let Some((len, with)) = hit else {
+            i = i.saturating_add(1);
+            continue;
+        };
+        let buf = match out.as_mut() {
+            Some(buf) => buf,
+            None => {
+                let mut buf = String::new();
+                buf.try_reserve(text.len().saturating_add(64))?;
+                out.insert(buf)
+            }
+        };
+        buf.try_reserve(i.saturating_sub(copied).saturating_add(with.len()))?;
+        buf.push_str(text.get(copied..i).unwrap_or_default());
+        buf.push_str(with);
+        i = i.saturating_add(len);
+        copied = i;
     }
     Ok(match out {
         Some(mut buf) => {

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Latency of `airlock hook tool-output`: per call on the captured Claude Code fixtures
+# (process start, parse, contain, answer), and per MiB of tool output, with peak RSS.
+# Claude Code runs the hook after every tool call. Reports; asserts nothing.
+#
+# Usage: scripts/bench-tool-output.sh [CALLS] [BINARY]
+#   CALLS   calls per per-call scenario (default 500)
+#   BINARY  airlock binary (default: target/release/airlock, built if missing)
+set -euo pipefail
+
+calls=${1:-500}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+bin=${2:-$repo/target/release/airlock}
+fixtures=$repo/cli/tests/tool_output/fixtures
+if [[ ! -x $bin ]]; then
+    cargo build --release --locked -p airlock-cli --manifest-path "$repo/Cargo.toml" >&2
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+per_call() { # label file
+    local label=$1 file=$2 start end i
+    start=$(date +%s%N)
+    for ((i = 0; i < calls; i++)); do "$bin" hook tool-output <"$file" >/dev/null; done
+    end=$(date +%s%N)
+    local us=$(((end - start) / calls / 1000))
+    printf '%-40s %6d calls  %5d.%03d ms/call\n' "$label" "$calls" $((us / 1000)) $((us % 1000))
+}
+
+start=$(date +%s%N)
+for ((i = 0; i < calls; i++)); do /bin/true <"$fixtures/2.1.332-Bash.json" >/dev/null; done
+end=$(date +%s%N)
+us=$(((end - start) / calls / 1000))
+printf '%-40s %6d calls  %5d.%03d ms/call\n' "baseline (/bin/true)" "$calls" $((us / 1000)) $((us % 1000))
+per_call "Bash, clean (prints nothing)" "$fixtures/2.1.332-Bash-clean.json"
+per_call "Bash, every attack (rewritten)" "$fixtures/2.1.332-Bash.json"
+per_call "Read, every attack" "$fixtures/2.1.332-Read.json"
+per_call "MCP, every attack" "$fixtures/2.1.332-mcp-fetch_page.json"
+
+# Large outputs: mixed prose with an escape, an invisible and a token every ~200 bytes
+# (worst realistic case: everything is rewritten), and plain ASCII (nothing changes).
+node - "$work" <<'JS'
+const fs = require('fs');
+const dir = process.argv[2];
+const dirty = 'The build finished in 3.2 s; see \u001b[32mgreen\u001b[0m output, caf\u00e9 \u200b <|im_end|> and more words here to fill a line of ordinary log text.\n';
+const clean = 'The build finished in 3.2 s; see the green output and more words here to fill a line of ordinary log text, nothing to do.\n';
+for (const [name, unit] of [['dirty', dirty], ['clean', clean]]) {
+  for (const mib of [1, 7]) {
+    const n = Math.floor((mib * 1024 * 1024) / Buffer.byteLength(unit));
+    const input = { tool_name: 'Bash', tool_input: { command: 'x' }, tool_response: { stdout: unit.repeat(n), stderr: '', interrupted: false, isImage: false } };
+    fs.writeFileSync(`${dir}/${name}-${mib}.json`, JSON.stringify(input));
+  }
+}
+JS
+for f in "$work"/*.json; do
+    size=$(stat -c %s "$f")
+    best=
+    for _ in 1 2 3; do
+        start=$(date +%s%N)
+        /usr/bin/time -f %M -o "$work/rss" "$bin" hook tool-output <"$f" >/dev/null
+        end=$(date +%s%N)
+        ms=$(((end - start) / 1000000))
+        [[ -z $best || $ms -lt $best ]] && best=$ms
+    done
+    mib_x100=$((size * 100 / 1048576))
+    printf '%-40s %5d.%02d MiB  %6d ms  %6d ms/MiB  peak RSS %6d KiB\n' "stdout $(basename "$f" .json)" \
+        $((mib_x100 / 100)) $((mib_x100 % 100)) "$best" $((best * 100 / (mib_x100 > 0 ? mib_x100 : 1))) "$(cat "$work/rss")"
+done
