@@ -18,33 +18,42 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# Wall time on a shared machine swings with load; CPU time (user + sys, the process
+# and the shell's fork/exec) is reported beside it and is the steadier number.
+TIMEFORMAT='%R %U %S'
+loop() { # command... ; prints "wall_us cpu_us" per call
+    local t
+    t=$({ time { for ((i = 0; i < calls; i++)); do "$@" >/dev/null; done; } ; } 2>&1)
+    read -r real user sys <<<"$t"
+    awk -v r="$real" -v u="$user" -v s="$sys" -v n="$calls" 'BEGIN { printf "%d %d", r * 1e6 / n, (u + s) * 1e6 / n }'
+}
+report() { # label wall_us cpu_us
+    printf '%-40s %6d calls  %5d.%03d ms/call wall  %5d.%03d ms/call cpu\n' "$1" "$calls" \
+        $(($2 / 1000)) $(($2 % 1000)) $(($3 / 1000)) $(($3 % 1000))
+}
 per_call() { # label file
-    local label=$1 file=$2 start end i
-    start=$(date +%s%N)
-    for ((i = 0; i < calls; i++)); do "$bin" hook tool-output <"$file" >/dev/null; done
-    end=$(date +%s%N)
-    local us=$(((end - start) / calls / 1000))
-    printf '%-40s %6d calls  %5d.%03d ms/call\n' "$label" "$calls" $((us / 1000)) $((us % 1000))
+    local r
+    r=$(loop sh -c '"$0" hook tool-output <"$1"' "$bin" "$2")
+    report "$1" $r
 }
 
-start=$(date +%s%N)
-for ((i = 0; i < calls; i++)); do /bin/true <"$fixtures/2.1.332-Bash.json" >/dev/null; done
-end=$(date +%s%N)
-us=$(((end - start) / calls / 1000))
-printf '%-40s %6d calls  %5d.%03d ms/call\n' "baseline (/bin/true)" "$calls" $((us / 1000)) $((us % 1000))
+report "baseline (sh + /bin/true)" $(loop sh -c '/bin/true <"$0"' "$fixtures/2.1.332-Bash.json")
 per_call "Bash, clean (prints nothing)" "$fixtures/2.1.332-Bash-clean.json"
 per_call "Bash, every attack (rewritten)" "$fixtures/2.1.332-Bash.json"
 per_call "Read, every attack" "$fixtures/2.1.332-Read.json"
 per_call "MCP, every attack" "$fixtures/2.1.332-mcp-fetch_page.json"
 
 # Large outputs: mixed prose with an escape, an invisible and a token every ~200 bytes
-# (worst realistic case: everything is rewritten), and plain ASCII (nothing changes).
+# (worst realistic case: everything is rewritten), plain ASCII (nothing changes), and
+# hostile text built to make each position expensive.
 node - "$work" <<'JS'
 const fs = require('fs');
 const dir = process.argv[2];
 const dirty = 'The build finished in 3.2 s; see \u001b[32mgreen\u001b[0m output, caf\u00e9 \u200b <|im_end|> and more words here to fill a line of ordinary log text.\n';
 const clean = 'The build finished in 3.2 s; see the green output and more words here to fill a line of ordinary log text, nothing to do.\n';
-for (const [name, unit] of [['dirty', dirty], ['clean', clean]]) {
+// Adversarial: unterminated string introducers, token openers, literal first letters.
+const hostile = '\u001b]\u001bP<|<!<u#[' + 'u'.repeat(20) + '<|' + 'a'.repeat(70) + '\n';
+for (const [name, unit] of [['dirty', dirty], ['clean', clean], ['hostile', hostile]]) {
   for (const mib of [1, 7]) {
     const n = Math.floor((mib * 1024 * 1024) / Buffer.byteLength(unit));
     const input = { tool_name: 'Bash', tool_input: { command: 'x' }, tool_response: { stdout: unit.repeat(n), stderr: '', interrupted: false, isImage: false } };
@@ -56,13 +65,11 @@ for f in "$work"/*.json; do
     size=$(stat -c %s "$f")
     best=
     for _ in 1 2 3; do
-        start=$(date +%s%N)
-        /usr/bin/time -f %M -o "$work/rss" "$bin" hook tool-output <"$f" >/dev/null
-        end=$(date +%s%N)
-        ms=$(((end - start) / 1000000))
-        [[ -z $best || $ms -lt $best ]] && best=$ms
+        /usr/bin/time -f '%e %U %S %M' -o "$work/t" "$bin" hook tool-output <"$f" >/dev/null
+        cpu_ms=$(awk '{ printf "%d", ($2 + $3) * 1000 }' "$work/t")
+        if [[ -z $best || $cpu_ms -lt $best ]]; then best=$cpu_ms; rss=$(awk '{ print $4 }' "$work/t"); fi
     done
     mib_x100=$((size * 100 / 1048576))
-    printf '%-40s %5d.%02d MiB  %6d ms  %6d ms/MiB  peak RSS %6d KiB\n' "stdout $(basename "$f" .json)" \
-        $((mib_x100 / 100)) $((mib_x100 % 100)) "$best" $((best * 100 / (mib_x100 > 0 ? mib_x100 : 1))) "$(cat "$work/rss")"
+    printf '%-40s %5d.%02d MiB  %6d ms cpu  %6d ms/MiB  peak RSS %6d KiB\n' "stdout $(basename "$f" .json)" \
+        $((mib_x100 / 100)) $((mib_x100 % 100)) "$best" $((best * 100 / (mib_x100 > 0 ? mib_x100 : 1))) "$rss"
 done

@@ -37,6 +37,8 @@ export const EXPECTED_FAILURES = new Set([
   '2.1.87/send-gate: s&#111rry without ;',
   '2.1.332/send-gate: s&#111rry without ;',
   '2.1.87/send-gate: &ZeroWidthSpace;',
+  '2.1.87/send-gate: &shy without ;',
+  '2.1.332/send-gate: &shy without ;',
   '2.1.332/send-gate: &ZeroWidthSpace;',
   '2.1.87/send-gate: block pattern in a nested string',
   '2.1.332/send-gate: block pattern in a nested string',
@@ -156,6 +158,8 @@ async function sendGate(client, { fifo = false } = {}) {
         { name: '&#x202E without ;', input: mail('<p>Invoice &#x202E fdp.exe attached.</p>') },
         { name: 's&#111rry without ;', input: mail('<p>I am s&#111rry for the delay.</p>') },
         { name: '&ZeroWidthSpace;', input: mail('<p>Pay&ZeroWidthSpace;ment is due.</p>') },
+        { name: '&shy without ;', input: mail('<p>Pay&shyment is due.</p>') },
+        { name: 'hidden code point in a nested array string', input: mail('Thank you.', { attachments: [{ blocks: [{ text: 'see\u2064 below' }] }] }) },
         { name: 'block pattern in a nested string', input: mail('Thank you.', { attachments: [{ html: "<p>I'm sorry for the delay, truly.</p>" }] }) },
         { name: 'clean send after the attacks', input: mail('The invoice went out on Tuesday.'), sent: true },
       ];

@@ -44,24 +44,41 @@ fn start_at(bytes: &[u8], i: usize) -> Start {
     }
 }
 
+/// How far the input is known to hold no terminator, per kind of string sequence, so
+/// that a run of unterminated introducers is searched once, not once per introducer.
+#[derive(Default)]
+struct Searched {
+    /// No ST before this offset.
+    st: usize,
+    /// No ST and no BEL before this offset.
+    st_or_bel: usize,
+}
+
 /// Where a string sequence starting with its body at `from` ends (just past its
 /// terminator), if it ends within the window; `bel` says whether BEL terminates it.
-fn string_end(bytes: &[u8], from: usize, bel: bool) -> Option<usize> {
-    let window = bytes.get(from..)?;
-    let window = window.get(..STRING_WINDOW.min(window.len()))?;
-    let mut k = 0usize;
-    while let Some(&b) = window.get(k) {
-        let next = window.get(k.saturating_add(1)).copied();
+fn string_end(bytes: &[u8], from: usize, bel: bool, searched: &mut Searched) -> Option<usize> {
+    let limit = from.saturating_add(STRING_WINDOW).min(bytes.len());
+    let known = if bel {
+        &mut searched.st_or_bel
+    } else {
+        &mut searched.st
+    };
+    // Resume where the last search stopped (one byte back: an ST may straddle it).
+    let mut k = from.max(known.saturating_sub(1));
+    while k < limit {
+        let b = bytes.get(k).copied();
+        let next = bytes.get(k.saturating_add(1)).copied();
         let found = match (b, next) {
-            (BEL, _) if bel => Some(1),
-            (ESC, Some(b'\\')) | (0xC2, Some(0x9C)) => Some(2),
+            (Some(BEL), _) if bel => Some(1),
+            (Some(ESC), Some(b'\\')) | (Some(0xC2), Some(0x9C)) => Some(2),
             _ => None,
         };
         if let Some(len) = found {
-            return Some(from.saturating_add(k).saturating_add(len));
+            return Some(k.saturating_add(len));
         }
         k = k.saturating_add(1);
     }
+    *known = (*known).max(limit);
     None
 }
 
@@ -94,6 +111,7 @@ pub(crate) fn remove_escapes(
     out.try_reserve_exact(bytes.len())?;
     out.extend_from_slice(bytes.get(..first).unwrap_or_default());
     let mut changed = false;
+    let mut searched = Searched::default();
     let mut i = first;
     while i < bytes.len() {
         let next = match start_at(bytes, i) {
@@ -115,7 +133,7 @@ pub(crate) fn remove_escapes(
                 changed = true;
                 let bel = matches!(start_at(bytes, i), Start::Osc(_));
                 let body = i.saturating_add(intro);
-                string_end(bytes, body, bel).unwrap_or(body)
+                string_end(bytes, body, bel, &mut searched).unwrap_or(body)
             }
             Start::OtherEsc => {
                 changed = true;
@@ -181,6 +199,20 @@ mod tests {
             rm(&long),
             format!("{}\x07tail", "x".repeat(STRING_WINDOW + 1))
         );
+    }
+
+    #[test]
+    fn unterminated_introducers_are_searched_once() {
+        // Quadratic if each introducer searched its whole window: this would take
+        // about 10^10 steps.
+        let many = "\x1b]".repeat(2_000_000);
+        assert_eq!(rm(&many), "");
+        let mixed = format!("{}\x1b\\", "\x1bPab".repeat(100_000));
+        let out = rm(&mixed);
+        assert!(!out.contains('\x1b'));
+        // A terminator right at the edge of an earlier search is still found.
+        let edge = format!("\x1b]{}\x1b]x\x1b\\tail", "y".repeat(STRING_WINDOW - 2));
+        assert_eq!(rm(&edge), format!("{}tail", "y".repeat(STRING_WINDOW - 2)));
     }
 
     #[test]
