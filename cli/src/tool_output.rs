@@ -8,7 +8,6 @@
 //! stdout fails does it exit 2.
 
 mod contain;
-mod escape;
 mod rebuild;
 
 use std::fmt;
