@@ -413,3 +413,47 @@ fn ordinary_output_passes_untouched() {
         assert_eq!(out.status.code(), Some(0));
     }
 }
+
+/// Peak RSS of one call on 512 KiB of output rewritten throughout, through GNU time
+/// (`%M`, KiB): a few copies of the input, not a multiple of its square. (Tests run the
+/// debug build, too slow for the full 8 MiB inside the hook's deadline; the release
+/// build's 8 MiB figure is in scripts/bench-tool-output.sh and TOOL_OUTPUT.md.)
+#[test]
+fn memory_stays_bounded_on_a_large_input() {
+    let time = Path::new("/usr/bin/time");
+    if !time.exists() {
+        eprintln!(
+            "SKIPPED memory_stays_bounded_on_a_large_input: /usr/bin/time (GNU time) is not installed"
+        );
+        return;
+    }
+    let unit = "log \u{1b}[32mgreen\u{1b}[0m caf\u{e9} \u{200b} <|im_end|> </APPLICABLE-RULES> \u{1F468}\u{200D}\u{1F4BB} words\n";
+    // Sized as hook input, where JSON escapes make ESC six bytes.
+    let encoded = serde_json::to_string(unit).unwrap().len() - 2;
+    let stdout = unit.repeat(512 * 1024 / encoded);
+    let input = bash(&stdout);
+    let dir = tempfile::tempdir().unwrap();
+    let rss = dir.path().join("rss");
+    let out = output_of(
+        Command::new(time)
+            .args(["-f", "%M", "-o"])
+            .arg(&rss)
+            .args([BIN, "hook", "tool-output"]),
+        &input,
+    );
+    let r = reply(&out);
+    let text = r["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
+        .as_str()
+        .unwrap();
+    assert!(text.contains("[redacted-wrapper-literal]") && !text.contains('\u{1b}'));
+    let kib: u64 = std::fs::read_to_string(&rss)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        kib <= 64 * 1024,
+        "peak RSS {kib} KiB for {} bytes of input",
+        input.len()
+    );
+}

@@ -262,7 +262,8 @@ async function toolOutput(client, { panic = false } = {}) {
   cases.forEach((c, i) => {
     const text = textOf(toolResult(run, callId(i)));
     received[c.name] = text;
-    if (process.env.E2E_VERBOSE) console.log(`  ${c.name}: the model got ${JSON.stringify(text).slice(0, 2000)}`);
+    // What the model received is the point of this group: always shown.
+    console.log(`      ${c.name}: the model got ${JSON.stringify(text).slice(0, process.env.E2E_VERBOSE ? 4000 : 240)}`);
     if (panic) {
       check(client, `${tag}: ${c.name} withheld`, text.includes('[airlock: tool output withheld: internal error]') && !text.includes('nasty') && !text.includes('plain output'),
         `the model got ${JSON.stringify(text).slice(0, 300)}`);
