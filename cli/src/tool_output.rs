@@ -7,6 +7,7 @@
 //! 0 (Claude Code ignores the stdout of a hook that exits otherwise). Only when even
 //! stdout fails does it exit 2.
 
+mod config;
 mod contain;
 mod rebuild;
 
@@ -28,9 +29,6 @@ pub(crate) const MAX_INPUT_BYTES: usize = 8 * 1024 * 1024;
 /// so that a slow call still ends in a notice rather than in Claude Code's timeout (after
 /// which the original output goes to the model).
 const DEADLINE: Duration = Duration::from_secs(5);
-
-/// The `timeout` (seconds) `--print-config` registers.
-const SETTINGS_TIMEOUT_SECS: u64 = 30;
 
 /// Makes the deadline this many milliseconds (only ever shorter), for the tests.
 const TEST_DEADLINE_ENV: &str = "AIRLOCK_TOOL_OUTPUT_TEST_DEADLINE_MS";
@@ -465,65 +463,6 @@ fn read_input() -> io::Result<Vec<u8>> {
     Ok(input)
 }
 
-#[derive(Serialize)]
-struct Settings {
-    hooks: SettingsHooks,
-}
-
-#[derive(Serialize)]
-struct SettingsHooks {
-    #[serde(rename = "PostToolUse")]
-    post_tool_use: [Matcher; 1],
-}
-
-#[derive(Serialize)]
-struct Matcher {
-    matcher: &'static str,
-    hooks: [Command; 1],
-}
-
-#[derive(Serialize)]
-struct Command {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    command: String,
-    timeout: u64,
-}
-
-/// The settings.json entry: every tool, the flags given, a timeout well over the deadline.
-fn settings_snippet(args: &ToolOutputArgs) -> Result<String, serde_json::Error> {
-    let mut command = vec!["airlock".to_owned(), "hook".into(), "tool-output".into()];
-    if let Some(n) = args.max_bytes {
-        command.extend(["--max-bytes".to_owned(), n.to_string()]);
-    }
-    for t in &args.tool {
-        command.extend(["--tool".to_owned(), shell_quote(t)]);
-    }
-    serde_json::to_string_pretty(&Settings {
-        hooks: SettingsHooks {
-            post_tool_use: [Matcher {
-                matcher: "*",
-                hooks: [Command {
-                    kind: "command",
-                    command: command.join(" "),
-                    timeout: SETTINGS_TIMEOUT_SECS,
-                }],
-            }],
-        },
-    })
-}
-
-/// Single-quoted for a POSIX shell when it holds anything but safe characters.
-fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_-=.,/:".contains(&b))
-    {
-        return s.to_owned();
-    }
-    format!("'{}'", s.replace('\'', "'\\''"))
-}
-
 fn print_config(args: &ToolOutputArgs) -> ExitCode {
     // Registered as a hook by mistake, `--print-config` would answer every call with a
     // snippet Claude Code ignores, letting the output through: withhold instead.
@@ -542,7 +481,7 @@ fn print_config(args: &ToolOutputArgs) -> ExitCode {
         let _ = writeln!(io::stderr(), "airlock hook tool-output: {why}");
         return ExitCode::from(2);
     }
-    match settings_snippet(args) {
+    match config::settings_snippet(args.max_bytes, &args.tool) {
         Ok(text) => {
             let mut stdout = io::stdout().lock();
             match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {

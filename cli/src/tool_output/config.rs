@@ -1,0 +1,68 @@
+//! The settings.json entry `--print-config` prints, through serde types.
+
+use serde::Serialize;
+
+/// The `timeout` (seconds) `--print-config` registers.
+const SETTINGS_TIMEOUT_SECS: u64 = 30;
+
+#[derive(Serialize)]
+struct Settings {
+    hooks: SettingsHooks,
+}
+
+#[derive(Serialize)]
+struct SettingsHooks {
+    #[serde(rename = "PostToolUse")]
+    post_tool_use: [Matcher; 1],
+}
+
+#[derive(Serialize)]
+struct Matcher {
+    matcher: &'static str,
+    hooks: [Command; 1],
+}
+
+#[derive(Serialize)]
+struct Command {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    command: String,
+    timeout: u64,
+}
+
+/// The settings.json entry: every tool, the flags given, a timeout well over the deadline.
+pub(crate) fn settings_snippet(
+    max_bytes: Option<usize>,
+    tools: &[String],
+) -> Result<String, serde_json::Error> {
+    let mut command = vec!["airlock".to_owned(), "hook".into(), "tool-output".into()];
+    if let Some(n) = max_bytes {
+        command.extend(["--max-bytes".to_owned(), n.to_string()]);
+    }
+    for t in tools {
+        command.extend(["--tool".to_owned(), shell_quote(t)]);
+    }
+    serde_json::to_string_pretty(&Settings {
+        hooks: SettingsHooks {
+            post_tool_use: [Matcher {
+                matcher: "*",
+                hooks: [Command {
+                    kind: "command",
+                    command: command.join(" "),
+                    timeout: SETTINGS_TIMEOUT_SECS,
+                }],
+            }],
+        },
+    })
+}
+
+/// Single-quoted for a POSIX shell when it holds anything but safe characters.
+fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_-=.,/:".contains(&b))
+    {
+        return s.to_owned();
+    }
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
