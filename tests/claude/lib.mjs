@@ -16,7 +16,13 @@ export const CLIENTS = [
   { name: '2.1.332', bin: join(HERE, `node_modules/@anthropic-ai/claude-code-linux-${arch() === 'arm64' ? 'arm64' : 'x64'}/claude`), node: false },
 ];
 
-export const tempDir = (tag) => mkdtempSync(join(tmpdir(), `airlock-e2e-${tag}-`));
+/// Every directory made for a run, so the runner can remove them when it is done.
+export const TEMP_DIRS = [];
+export const tempDir = (tag) => {
+  const dir = mkdtempSync(join(tmpdir(), `airlock-e2e-${tag}-`));
+  TEMP_DIRS.push(dir);
+  return dir;
+};
 
 const readJsonl = (path) =>
   existsSync(path)

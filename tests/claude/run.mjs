@@ -3,16 +3,19 @@
 // happened: files on disk, messages the MCP server was asked to send, what the model
 // received in its next request.
 //
-// Usage: node run.mjs [--client NAME]... [--only GROUP]...
-// Env: AIRLOCK_BIN (default ../../target/release/airlock).
+// Usage: node run.mjs [--client NAME]... [--only GROUP]... [--capture DIR]
+//   GROUP: write-scope, send-gate, send-gate-fifo, tool-output, tool-output-panic
+//   --capture DIR: keep the tool-output hook inputs as fixtures (cli/tests/tool_output/fixtures)
+// Env: AIRLOCK_BIN (default ../../target/release/airlock); E2E_VERBOSE=1 prints what the
+// model got for every step; E2E_KEEP=1 keeps the run directories.
 //
 // Attacks that main's hooks still let through are listed in EXPECTED_FAILURES: they are
 // run and reported (XFAIL), they do not fail the run; one that starts passing is reported
 // as XPASS so the entry can be removed. Flip an entry by deleting it.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { CLIENTS, HERE, callId, makeTls, runClaude, tempDir, toolResult } from './lib.mjs';
+import { CLIENTS, HERE, TEMP_DIRS, callId, makeTls, runClaude, tempDir, toolResult } from './lib.mjs';
 
 const AIRLOCK = resolve(process.env.AIRLOCK_BIN ?? join(HERE, '../../target/release/airlock'));
 
@@ -324,4 +327,8 @@ console.log(`\nexpected failures (issue 18, until the hardened hooks land): ${co
 for (const r of results.filter((r) => r.status === 'XPASS')) console.log(`  XPASS ${r.id}: remove it from EXPECTED_FAILURES`);
 console.log(`client limits (not airlock's to fix): ${count('LIMIT')}`);
 console.log(`e2e: ${count('PASS') + count('XFAIL') + count('LIMIT')} passed, ${count('FAIL') + count('XPASS')} failed`);
-process.exit(count('FAIL') + count('XPASS') ? 1 : 0);
+const failed = count('FAIL') + count('XPASS');
+// Kept on failure (and with E2E_KEEP) for a look at requests.jsonl, sent.jsonl, captured/.
+if (failed || process.env.E2E_KEEP) console.log(`run directories kept: ${TEMP_DIRS.join(' ')}`);
+else for (const d of TEMP_DIRS) rmSync(d, { recursive: true, force: true });
+process.exit(failed ? 1 : 0);
