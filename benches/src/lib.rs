@@ -393,6 +393,10 @@ pub enum Op {
     Fence,
     /// The writer's frontmatter gate on a rule file whose body is the text.
     Frontmatter,
+    /// `strip_into` under the strict profile.
+    StrictStrip,
+    /// UTF-8 validation, then `sanitize_prose` under the strict profile, cap = input length.
+    StrictSanitize,
 }
 
 impl Op {
@@ -414,6 +418,8 @@ impl Op {
             Op::NaiveSanitize => "naive-sanitize",
             Op::Fence => "fence",
             Op::Frontmatter => "frontmatter",
+            Op::StrictStrip => "strict-strip",
+            Op::StrictSanitize => "strict-sanitize",
         }
     }
 }
@@ -484,6 +490,25 @@ impl Scratch {
                 self.doc.push_str(FRONTMATTER);
                 self.doc.push_str(text);
                 usize::from(airlock_core::frontmatter::refusal_reason(&self.doc).is_some())
+            }
+            Op::StrictStrip => {
+                self.out.resize(bytes.len().max(self.out.len()), 0);
+                airlock_core::Profile::Strict
+                    .strip_into(text, &mut self.out)
+                    .map_or(0, str::len)
+            }
+            Op::StrictSanitize => {
+                let strict = airlock_core::Profile::Strict;
+                let n = strict.worst_case_len(bytes.len(), bytes.len());
+                self.out.resize(n.max(self.out.len()), 0);
+                let Ok(text) = airlock_core::utf8::validate(bytes) else {
+                    return 0;
+                };
+                let set = &LiteralSet::DEFAULT;
+                match strict.sanitize_prose_with(text, "insight", bytes.len(), set, &mut self.out) {
+                    Ok(p) => p.text.len(),
+                    Err(_) => 1,
+                }
             }
         }
     }

@@ -189,7 +189,32 @@ fn main() -> ExitCode {
         0.0,
         false,
     );
-    for op in [Scan, Strip, Sanitize, Fence, Frontmatter] {
+    // The strict profile (issue 14): at least a third of the reference on mixed prose.
+    check(
+        &mut bench,
+        "strict-sanitize mixed / sanitize_prose mixed",
+        s(StrictSanitize, Mixed),
+        s(Sanitize, Mixed),
+        1.0 / 3.0,
+        true,
+    );
+    check(
+        &mut bench,
+        "strict-strip mixed / strip mixed (context)",
+        s(StrictStrip, Mixed),
+        s(Strip, Mixed),
+        0.0,
+        false,
+    );
+    for op in [
+        Scan,
+        Strip,
+        Sanitize,
+        Fence,
+        Frontmatter,
+        StrictStrip,
+        StrictSanitize,
+    ] {
         for kind in Kind::HOSTILE {
             // Two pairs cannot fail, so they are printed for context, not gated: the
             // scan returns at the first hit of hostile-invisible text, and the gate

@@ -21,6 +21,8 @@ fn main() {
         Op::Strip,
         Op::Sanitize,
         Op::NaiveSanitize,
+        Op::StrictStrip,
+        Op::StrictSanitize,
     ];
     let arg = |i: usize| args.get(i).map_or("", String::as_str);
     let op = Op::named(arg(0), &ops).unwrap_or(Op::Sanitize);

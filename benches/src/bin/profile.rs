@@ -30,6 +30,8 @@ fn main() {
         Op::NaiveSanitize,
         Op::Fence,
         Op::Frontmatter,
+        Op::StrictStrip,
+        Op::StrictSanitize,
     ];
     let arg = |i: usize| args.get(i).map_or("", String::as_str);
     let op = Op::named(arg(0), &ops).unwrap_or(Op::Sanitize);

@@ -166,6 +166,8 @@ struct Detector {
     count: usize,
     /// Bit `i`: literal `i` was found.
     found: u8,
+    /// Bit `i`: literal `i` is part-way matched.
+    busy: u8,
     /// Both cases of each literal's first folded byte.
     firsts: [bool; 128],
 }
@@ -182,6 +184,7 @@ impl Detector {
             lits: [blank; crate::forgery::MAX_LITERALS],
             count: 0,
             found: 0,
+            busy: 0,
             firsts: [false; 128],
         };
         for (slot, literal) in d.lits.iter_mut().zip(set.literals()) {
@@ -200,28 +203,40 @@ impl Detector {
     }
 
     #[inline]
-    fn is_idle(&self) -> bool {
-        self.lits.iter().take(self.count).all(|l| l.state == 0)
-    }
-
-    #[inline]
     fn feed(&mut self, f: Fold) {
         match f {
             Fold::Chars(bytes) => {
                 for &b in bytes {
-                    for (i, lit) in self.lits.iter_mut().take(self.count).enumerate() {
-                        if lit.step(b) {
-                            self.found |= 1u8.checked_shl(i as u32).unwrap_or(0);
-                        }
-                    }
+                    self.feed_byte(b);
                 }
             }
             Fold::Barrier => {
                 for lit in self.lits.iter_mut() {
                     lit.state = 0;
                 }
+                self.busy = 0;
             }
         }
+    }
+
+    /// One folded byte.
+    #[inline]
+    fn feed_byte(&mut self, b: u8) {
+        if self.busy == 0 && self.firsts.get(usize::from(b)) != Some(&true) {
+            // Idle, and no literal begins here.
+            return;
+        }
+        let mut busy = 0u8;
+        for (i, lit) in self.lits.iter_mut().take(self.count).enumerate() {
+            let bit = 1u8.checked_shl(i as u32).unwrap_or(0);
+            if lit.step(b) {
+                self.found |= bit;
+            }
+            if lit.state != 0 {
+                busy |= bit;
+            }
+        }
+        self.busy = busy;
     }
 }
 
@@ -236,12 +251,14 @@ pub(crate) trait Out {
 pub(crate) struct Matcher {
     detector: Detector,
     hold: [char; HOLD],
+    /// The held code points are `hold[head..head + hold_len]`.
+    head: usize,
     hold_len: usize,
     /// Where the next candidate start is looked for: a fold offset in `hold[0]`.
     scan_off: usize,
     /// Bytes that leave the fast path: controls but TAB/LF, DEL, pattern and literal
-    /// first bytes (both cases); non-ASCII bytes always do.
-    stops: [bool; 128],
+    /// first bytes (both cases), non-ASCII bytes.
+    stops: [bool; 256],
     /// Whether a marker, token or comment was replaced.
     pub(crate) replaced: bool,
 }
@@ -249,19 +266,19 @@ pub(crate) struct Matcher {
 impl Matcher {
     pub(crate) fn new(set: &LiteralSet<'_>) -> Matcher {
         let detector = Detector::new(set);
-        let mut stops = detector.firsts;
+        let mut stops = [false; 256];
         for (b, stop) in stops.iter_mut().enumerate() {
             let b = b as u8;
-            if (b < 0x20 && b != b'\t' && b != b'\n')
+            *stop = b >= 0x80
+                || (b < 0x20 && b != b'\t' && b != b'\n')
                 || b == 0x7F
                 || starts_pattern(b.to_ascii_lowercase())
-            {
-                *stop = true;
-            }
+                || detector.firsts.get(usize::from(b)) == Some(&true);
         }
         Matcher {
             detector,
             hold: ['\0'; HOLD],
+            head: 0,
             hold_len: 0,
             scan_off: 0,
             stops,
@@ -278,47 +295,76 @@ impl Matcher {
     pub(crate) fn push(&mut self, text: &str, out: &mut impl Out) {
         let bytes = text.as_bytes();
         let mut i = 0usize;
+        // Start of the run of `text` passed on unchanged, not yet handed over.
+        let mut run = 0usize;
         while i < bytes.len() {
-            if self.hold_len == 0 && self.detector.is_idle() {
-                let rest = bytes.get(i..).unwrap_or_default();
-                let n = rest
-                    .iter()
-                    .position(|&b| b >= 0x80 || self.stops.get(usize::from(b)) == Some(&true))
-                    .unwrap_or(rest.len());
-                if n > 0 {
-                    out.put(text.get(i..i.saturating_add(n)).unwrap_or_default());
-                    i = i.saturating_add(n);
-                }
+            if self.hold_len == 0 && self.detector.busy == 0 {
+                i = skip_plain(bytes, i, &self.stops);
+            }
+            let Some(&b) = bytes.get(i) else { break };
+            if b < 0x80
+                && self.hold_len == 0
+                && !is_dropped_control(char::from(b))
+                && !(starts_pattern(b.to_ascii_lowercase())
+                    && may_start(bytes.get(i..).unwrap_or_default()))
+            {
+                // An ASCII byte that begins no pattern here: only the literals look.
+                self.detector.feed_byte(b.to_ascii_lowercase());
+                i = i.saturating_add(1);
+                continue;
             }
             let Some(c) = text.get(i..).and_then(|s| s.chars().next()) else {
                 break;
             };
+            let here = i;
             i = i.saturating_add(c.len_utf8());
-            if crate::class::is_control(c) && c != '\t' && c != '\n' {
+            if is_dropped_control(c) {
+                put_run(text, run, here, out);
+                run = i;
                 continue;
             }
             let f = fold(c);
             self.detector.feed(f);
-            let candidate = match f {
-                Fold::Chars(b) => b.iter().any(|&b| starts_pattern(b)),
-                Fold::Barrier => false,
-            };
-            if self.hold_len == 0 && !candidate {
-                let mut buf = [0u8; 4];
-                out.put(c.encode_utf8(&mut buf));
-                continue;
+            if self.hold_len == 0 {
+                let candidate = match f {
+                    Fold::Chars(b) => b.iter().any(|&b| starts_pattern(b)),
+                    Fold::Barrier => false,
+                };
+                if !candidate {
+                    continue;
+                }
             }
-            if self.hold_len >= HOLD {
-                // Cannot happen (no pattern spans `HOLD` code points): decide what
-                // is held rather than grow.
-                self.resolve(true, out);
-            }
-            if let Some(slot) = self.hold.get_mut(self.hold_len) {
-                *slot = c;
-                self.hold_len = self.hold_len.saturating_add(1);
-            }
+            put_run(text, run, here, out);
+            run = i;
+            self.hold_push(c, out);
             self.resolve(false, out);
         }
+        if self.hold_len == 0 {
+            put_run(text, run, bytes.len(), out);
+        }
+    }
+
+    fn hold_push(&mut self, c: char, out: &mut impl Out) {
+        if self.hold_len >= HOLD {
+            // Cannot happen (no pattern spans `HOLD` code points): decide what is
+            // held rather than grow.
+            self.resolve(true, out);
+        }
+        if self.head.saturating_add(self.hold_len) >= HOLD {
+            self.hold
+                .copy_within(self.head..self.head.saturating_add(self.hold_len), 0);
+            self.head = 0;
+        }
+        if let Some(slot) = self.hold.get_mut(self.head.saturating_add(self.hold_len)) {
+            *slot = c;
+            self.hold_len = self.hold_len.saturating_add(1);
+        }
+    }
+
+    fn held(&self) -> &[char] {
+        self.hold
+            .get(self.head..self.head.saturating_add(self.hold_len))
+            .unwrap_or_default()
     }
 
     /// Ends the input.
@@ -329,7 +375,7 @@ impl Matcher {
     /// Emits the first `n` held code points and drops them from the hold.
     fn emit_held(&mut self, n: usize, out: &mut impl Out) {
         let n = n.min(self.hold_len);
-        for &c in self.hold.get(..n).unwrap_or_default() {
+        for &c in self.held().get(..n).unwrap_or_default() {
             let mut buf = [0u8; 4];
             out.put(c.encode_utf8(&mut buf));
         }
@@ -338,8 +384,11 @@ impl Matcher {
 
     fn drop_held(&mut self, n: usize) {
         let n = n.min(self.hold_len);
-        self.hold.copy_within(n..self.hold_len, 0);
+        self.head = self.head.saturating_add(n);
         self.hold_len = self.hold_len.saturating_sub(n);
+        if self.hold_len == 0 {
+            self.head = 0;
+        }
         self.scan_off = 0;
     }
 
@@ -374,7 +423,7 @@ impl Matcher {
     /// The first held position, from `scan_off` in `hold[0]` on, whose folded byte may
     /// begin a pattern: `(code point index, fold offset)`.
     fn next_candidate(&self) -> Option<(usize, usize)> {
-        for (i, &c) in self.hold.get(..self.hold_len)?.iter().enumerate() {
+        for (i, &c) in self.held().iter().enumerate() {
             if let Fold::Chars(bytes) = fold(c) {
                 let from = if i == 0 { self.scan_off } else { 0 };
                 if let Some(k) = bytes
@@ -393,7 +442,7 @@ impl Matcher {
     /// The folded view of the hold from fold offset `off` of `hold[0]`.
     fn cursor(&self, off: usize) -> Cursor<'_> {
         Cursor {
-            hold: self.hold.get(..self.hold_len).unwrap_or_default(),
+            hold: self.held(),
             i: 0,
             off,
         }
@@ -419,6 +468,84 @@ impl Matcher {
             Outcome::NoMatch
         }
     }
+}
+
+/// The first byte at or after `from` in `stops`, eight bytes a step while none is.
+#[inline]
+fn skip_plain(bytes: &[u8], from: usize, stops: &[bool; 256]) -> usize {
+    let hit = |b: &u8| stops.get(usize::from(*b)).copied().unwrap_or(true);
+    let mut i = from;
+    let rest = bytes.get(from..).unwrap_or_default();
+    let mut chunks = rest.chunks_exact(8);
+    for chunk in chunks.by_ref() {
+        if chunk.iter().fold(false, |acc, b| acc | hit(b)) {
+            break;
+        }
+        i = i.saturating_add(8);
+    }
+    let rest = bytes.get(i..).unwrap_or_default();
+    i.saturating_add(rest.iter().position(hit).unwrap_or(rest.len()))
+}
+
+/// Controls step 3 drops: every Cc but TAB and LF.
+#[inline]
+fn is_dropped_control(c: char) -> bool {
+    crate::class::is_control(c) && c != '\t' && c != '\n'
+}
+
+#[inline]
+fn put_run(text: &str, from: usize, to: usize, out: &mut impl Out) {
+    if from < to
+        && let Some(s) = text.get(from..to)
+    {
+        out.put(s);
+    }
+}
+
+/// Whether a pattern may begin at the start of `rest` (an ASCII pattern first byte),
+/// judged by the ASCII after it. Undecided, and so `true`, at the end of `rest`, at a
+/// non-ASCII byte (it may fold to anything) and at a control step 3 drops (its
+/// neighbours meet).
+#[inline]
+fn may_start(rest: &[u8]) -> bool {
+    let Some(&second) = rest.get(1) else {
+        return true;
+    };
+    if second >= 0x80 || is_dropped_control(char::from(second)) {
+        return true;
+    }
+    let first = rest.first().map_or(0, u8::to_ascii_lowercase);
+    // The second bytes of the patterns, by first byte: most candidates end here.
+    let seconds: &[u8] = match first {
+        b'u' => b"n",
+        b'[' => b"i/",
+        b'<' => b"|</set!",
+        _ => b"",
+    };
+    if !seconds.contains(&second.to_ascii_lowercase()) {
+        return false;
+    }
+    let generic: (&str, Kind) = ("<|", Kind::Token);
+    for (pat, _) in FIXED.iter().chain(core::iter::once(&generic)) {
+        if pat.as_bytes().first().copied() != Some(first) {
+            continue;
+        }
+        for (k, &p) in pat.as_bytes().iter().enumerate() {
+            let Some(&b) = rest.get(k) else {
+                return true;
+            };
+            if b >= 0x80 || is_dropped_control(char::from(b)) {
+                return true;
+            }
+            if b.to_ascii_lowercase() != p {
+                break;
+            }
+            if k.saturating_add(1) == pat.len() {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
