@@ -279,7 +279,7 @@ fn conclude<'o>(mut writer: Writer<'o>) -> Prose<'o> {
     let Writer { out, len, .. } = writer;
     let written: &'o [u8] = out.get(..len).unwrap_or_default();
     Prose {
-        text: core::str::from_utf8(written).unwrap_or_default(),
+        text: crate::scan::to_str(written).unwrap_or_default(),
         truncated,
         original_bytes,
     }
