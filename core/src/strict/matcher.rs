@@ -259,6 +259,9 @@ pub(crate) struct Matcher {
     /// Bytes that leave the fast path: controls but TAB/LF, DEL, pattern and literal
     /// first bytes (both cases), non-ASCII bytes.
     stops: [bool; 256],
+    /// Whether the literals' first bytes are all among `<` and `#` (the default set's),
+    /// so the word-at-a-time skip applies.
+    swar: bool,
     /// Whether a marker, token or comment was replaced.
     pub(crate) replaced: bool,
 }
@@ -275,7 +278,13 @@ impl Matcher {
                 || starts_pattern(b.to_ascii_lowercase())
                 || detector.firsts.get(usize::from(b)) == Some(&true);
         }
+        let swar = detector
+            .firsts
+            .iter()
+            .enumerate()
+            .all(|(b, &first)| !first || b == usize::from(b'<') || b == usize::from(b'#'));
         Matcher {
+            swar,
             detector,
             hold: ['\0'; HOLD],
             head: 0,
@@ -299,7 +308,7 @@ impl Matcher {
         let mut run = 0usize;
         while i < bytes.len() {
             if self.hold_len == 0 && self.detector.busy == 0 {
-                i = skip_plain(bytes, i, &self.stops);
+                i = skip_plain(bytes, i, &self.stops, self.swar);
             }
             let Some(&b) = bytes.get(i) else { break };
             if b < 0x80
@@ -471,20 +480,59 @@ impl Matcher {
 }
 
 /// The first byte at or after `from` in `stops`, eight bytes a step while none is.
+/// With `swar`, eight bytes are judged at once (the default literals' first bytes are
+/// among the fixed stops), and `u` stops only before `n`.
 #[inline]
-fn skip_plain(bytes: &[u8], from: usize, stops: &[bool; 256]) -> usize {
+fn skip_plain(bytes: &[u8], from: usize, stops: &[bool; 256], swar: bool) -> usize {
     let hit = |b: &u8| stops.get(usize::from(*b)).copied().unwrap_or(true);
     let mut i = from;
     let rest = bytes.get(from..).unwrap_or_default();
     let mut chunks = rest.chunks_exact(8);
     for chunk in chunks.by_ref() {
-        if chunk.iter().fold(false, |acc, b| acc | hit(b)) {
+        if swar {
+            let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0x80; 8]));
+            let flags = swar_stops(word);
+            if flags != 0 {
+                return i.saturating_add((flags.trailing_zeros() / 8) as usize);
+            }
+        } else if chunk.iter().fold(false, |acc, b| acc | hit(b)) {
             break;
         }
         i = i.saturating_add(8);
     }
     let rest = bytes.get(i..).unwrap_or_default();
     i.saturating_add(rest.iter().position(hit).unwrap_or(rest.len()))
+}
+
+/// The high bit of each byte of `w` that may stop the fast path (never missing the
+/// first that does): non-ASCII, controls, DEL, `<`, `[`, `#`, and `u` before `n` or
+/// before one of the former (either case; a `u` in the last byte, whose successor is
+/// unseen, always).
+#[inline]
+const fn swar_stops(w: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const fn zero(v: u64) -> u64 {
+        v.wrapping_sub(ONES) & !v & HIGH
+    }
+    const fn eq(w: u64, c: u8) -> u64 {
+        zero(w ^ ONES.wrapping_mul(c as u64))
+    }
+    let lower = w | ONES.wrapping_mul(0x20);
+    let below_space = w.wrapping_sub(ONES.wrapping_mul(0x20)) & !w & HIGH;
+    // Bytes that may fold to anything or vanish (step 3): after a `u`, they may
+    // bring an `n` next to it.
+    let special = (w & HIGH) | below_space | eq(w, 0x7F);
+    let u = eq(lower, b'u');
+    let n = eq(lower, b'n');
+    let un = u & (((n | special) >> 8) | (0x80 << 56));
+    special | eq(w, b'<') | eq(w, b'[') | eq(w, b'#') | un
+}
+
+/// [`swar_stops`], for the tests.
+#[cfg(test)]
+pub(crate) const fn swar_stops_for_test(w: u64) -> u64 {
+    swar_stops(w)
 }
 
 /// Controls step 3 drops: every Cc but TAB and LF.

@@ -331,13 +331,13 @@ fn swar_stops_never_miss_the_first_stop() {
         // The first byte that must stop.
         let must = (0..8).find(|&i| {
             let b = w[i];
-            let special = b >= 0x80 || b < 0x20 || b == 0x7F;
+            let special = !(0x20..0x7F).contains(&b);
             special
                 || matches!(b, b'<' | b'[' | b'#')
                 || (b | 0x20 == b'u'
                     && (i == 7 || {
                         let n = w[i + 1];
-                        n | 0x20 == b'n' || n >= 0x80 || n < 0x20 || n == 0x7F
+                        n | 0x20 == b'n' || !(0x20..0x7F).contains(&n)
                     }))
         });
         let first = (flags != 0).then(|| (flags.trailing_zeros() / 8) as usize);
