@@ -8,7 +8,7 @@ use airlock_core::frontmatter::{self, MetaValue};
 use airlock_core::prose::{ProseError, StreamError, stream_buffer_len};
 use airlock_core::reject::JsonString;
 use airlock_core::{
-    LiteralSet, ProseStream, Shape, StripStream, UNTRUSTED_BEGIN, UNTRUSTED_END,
+    LiteralSet, Profile, ProseStream, Shape, StripStream, UNTRUSTED_BEGIN, UNTRUSTED_END,
     check_machine_token, check_no_control, check_safe_description, check_safe_glob, fence_token,
     sanitize_prose, truncate_to_bytes, worst_case_len,
 };
@@ -18,9 +18,32 @@ use crate::Outcome;
 use crate::io::{self, Error, Input, Result, TextChunks};
 use crate::json;
 
+/// The containment profile of a command (`docs/PROFILE-STRICT.md`).
+#[derive(Clone, Copy, Debug, Default, ValueEnum)]
+pub(crate) enum ProfileArg {
+    /// SPEC.md, byte-identical with `sanitize.mjs` 3.20.0.
+    #[default]
+    Reference,
+    /// Complete invisibles, joiners kept where they spell, folded literals, special
+    /// tokens, escape sequences, hidden comments.
+    Strict,
+}
+
+impl ProfileArg {
+    fn profile(self) -> Profile {
+        match self {
+            ProfileArg::Reference => Profile::Reference,
+            ProfileArg::Strict => Profile::Strict,
+        }
+    }
+}
+
 /// Arguments of `airlock sanitize` and `airlock wrap`.
 #[derive(Args)]
 pub(crate) struct ProseArgs {
+    /// Containment profile.
+    #[arg(long, value_enum, default_value_t = ProfileArg::Reference)]
+    profile: ProfileArg,
     /// Field name the rejection message names.
     #[arg(long, default_value = "insight", value_name = "NAME")]
     field: String,
@@ -31,7 +54,17 @@ pub(crate) struct ProseArgs {
     file: Option<PathBuf>,
 }
 
-/// Arguments of `airlock strip` and `airlock fence`.
+/// Arguments of `airlock strip`.
+#[derive(Args)]
+pub(crate) struct StripArgs {
+    /// Containment profile.
+    #[arg(long, value_enum, default_value_t = ProfileArg::Reference)]
+    profile: ProfileArg,
+    /// Input file; standard input when absent or `-`.
+    file: Option<PathBuf>,
+}
+
+/// Arguments of `airlock fence`.
 #[derive(Args)]
 pub(crate) struct FileArg {
     /// Input file; standard input when absent or `-`.
@@ -75,6 +108,9 @@ pub(crate) enum CheckKind {
 pub(crate) struct CheckArgs {
     /// The check to run.
     kind: CheckKind,
+    /// Containment profile (strict rejects every invisible strict would drop).
+    #[arg(long, value_enum, default_value_t = ProfileArg::Reference)]
+    profile: ProfileArg,
     /// Field name the rejection message names (not for `glob` and `description`,
     /// whose names are fixed).
     #[arg(long, value_name = "NAME")]
@@ -117,7 +153,15 @@ type Sanitized = std::result::Result<String, String>;
 /// sanitized in one shot at the end; past that, a [`ProseStream`] with a buffer of
 /// [`stream_buffer_len`] takes over. Memory is thus bounded by both the input seen
 /// and the cap, never the cap up front.
-fn sanitize_input(input: &Input, field: &str, max_bytes: usize) -> Result<Sanitized> {
+fn sanitize_input(
+    input: &Input,
+    field: &str,
+    max_bytes: usize,
+    profile: Profile,
+) -> Result<Sanitized> {
+    if profile == Profile::Strict {
+        return sanitize_strict(input, field, max_bytes);
+    }
     let mut chunks = TextChunks::open(input)?;
     let stream_len = stream_buffer_len(max_bytes);
     let mut pending = String::new();
@@ -151,10 +195,29 @@ fn sanitize_input(input: &Input, field: &str, max_bytes: usize) -> Result<Saniti
     }
 }
 
+/// [`sanitize_input`] under the strict profile: its stream, buffer of
+/// [`stream_buffer_len`], from the start.
+fn sanitize_strict(input: &Input, field: &str, max_bytes: usize) -> Result<Sanitized> {
+    use airlock_core::strict;
+    let mut chunks = TextChunks::open(input)?;
+    let mut buf = vec![0u8; stream_buffer_len(max_bytes)];
+    let mut stream = strict::ProseStream::new(field, max_bytes, &LiteralSet::DEFAULT, &mut buf)
+        .map_err(|e| Error::Other(e.to_string()))?;
+    let stream_error = |e: StreamError<'_>| Error::Other(e.to_string());
+    while let Some(piece) = chunks.next_piece()? {
+        stream.feed(piece.as_bytes()).map_err(stream_error)?;
+    }
+    match stream.finish() {
+        Ok(prose) => Ok(Ok(prose.text.to_owned())),
+        Err(StreamError::Rejected(r)) => Ok(Err(r.to_string())),
+        Err(e) => Err(stream_error(e)),
+    }
+}
+
 /// `airlock sanitize`.
 pub(crate) fn sanitize(args: &ProseArgs) -> Result<Outcome> {
     let input = Input::from_arg(args.file.as_deref());
-    match sanitize_input(&input, &args.field, args.max_bytes)? {
+    match sanitize_input(&input, &args.field, args.max_bytes, args.profile.profile())? {
         Ok(text) => {
             io::print(&text)?;
             Ok(Outcome::Success)
@@ -166,7 +229,7 @@ pub(crate) fn sanitize(args: &ProseArgs) -> Result<Outcome> {
 /// `airlock wrap`: sanitize, then frame with the envelope lines.
 pub(crate) fn wrap(args: &ProseArgs) -> Result<Outcome> {
     let input = Input::from_arg(args.file.as_deref());
-    match sanitize_input(&input, &args.field, args.max_bytes)? {
+    match sanitize_input(&input, &args.field, args.max_bytes, args.profile.profile())? {
         Ok(text) => {
             io::print(&format!("{UNTRUSTED_BEGIN}\n{text}\n{UNTRUSTED_END}\n"))?;
             Ok(Outcome::Success)
@@ -176,8 +239,11 @@ pub(crate) fn wrap(args: &ProseArgs) -> Result<Outcome> {
 }
 
 /// `airlock strip`: streams, writing each clean run as it comes.
-pub(crate) fn strip(args: &FileArg) -> Result<Outcome> {
+pub(crate) fn strip(args: &StripArgs) -> Result<Outcome> {
     let input = Input::from_arg(args.file.as_deref());
+    if let ProfileArg::Strict = args.profile {
+        return strip_strict(&input);
+    }
     let mut chunks = TextChunks::open(&input)?;
     let mut stream = StripStream::new();
     let mut out = io::stdout();
@@ -193,6 +259,31 @@ pub(crate) fn strip(args: &FileArg) -> Result<Outcome> {
         written?;
     }
     stream.finish().map_err(|e| Error::Other(e.to_string()))?;
+    out.flush()?;
+    Ok(Outcome::Success)
+}
+
+/// `airlock strip --profile strict`: strict's stream (runs may be held back until
+/// later input decides them).
+fn strip_strict(input: &Input) -> Result<Outcome> {
+    let mut chunks = TextChunks::open(input)?;
+    let mut stream = airlock_core::strict::StripStream::new();
+    let mut out = io::stdout();
+    let mut written = Ok(());
+    let mut emit = |run: &str| {
+        if written.is_ok() {
+            written = out.write_all(run.as_bytes());
+        }
+    };
+    while let Some(piece) = chunks.next_piece()? {
+        stream
+            .feed(piece.as_bytes(), &mut emit)
+            .map_err(|e| Error::Other(e.to_string()))?;
+    }
+    stream
+        .finish(&mut emit)
+        .map_err(|e| Error::Other(e.to_string()))?;
+    written?;
     out.flush()?;
     Ok(Outcome::Success)
 }
@@ -262,6 +353,18 @@ pub(crate) fn check(args: &CheckArgs) -> Result<Outcome> {
         CheckKind::LearningKey => token(Shape::LearningKey, "learning-key"),
         CheckKind::ExpiresAt => token(Shape::ExpiresAt, "expires-at"),
         CheckKind::Provenance => token(Shape::Provenance, "learning-id"),
+        CheckKind::Glob | CheckKind::Description | CheckKind::NoControl
+            if matches!(args.profile, ProfileArg::Strict) =>
+        {
+            let strict = args.profile.profile();
+            match args.kind {
+                CheckKind::Glob => strict.check_safe_glob(&value).map(|_| ()),
+                CheckKind::Description => strict.check_safe_description(&value).map(|_| ()),
+                _ => strict
+                    .check_no_control(&value, field.unwrap_or("value"))
+                    .map(|_| ()),
+            }
+        }
         CheckKind::Glob => check_safe_glob(&value).map(|_| ()),
         CheckKind::Description => check_safe_description(&value).map(|_| ()),
         CheckKind::NoControl => check_no_control(&value, field.unwrap_or("value")).map(|_| ()),

@@ -74,7 +74,7 @@ enum Command {
     Sanitize(filters::ProseArgs),
     /// Remove dangerous invisibles and orphan variation selectors (controls are kept).
     #[command(after_help = "Example:\n  airlock strip < notes.md > clean.md")]
-    Strip(filters::FileArg),
+    Strip(filters::StripArgs),
     /// Cut to a byte budget on a code-point boundary.
     #[command(
         after_help = "Example:\n  airlock truncate --max-bytes 256 --json title.txt\n  \
