@@ -277,6 +277,33 @@ typedef uint32_t airlock_gate;
 #endif // __cplusplus
 
 /**
+ * Which containment profile a `*_profile` function applies.
+ */
+enum airlock_profile
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * SPEC.md, byte-identical with `sanitize.mjs` 3.20.0 (what the unsuffixed
+     * functions do).
+     */
+    AIRLOCK_PROFILE_REFERENCE = 0,
+    /**
+     * `docs/PROFILE-STRICT.md`: complete invisibles, joiners kept where they spell,
+     * folded literals, special tokens, escape sequences, hidden comments.
+     */
+    AIRLOCK_PROFILE_STRICT = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum airlock_profile airlock_profile;
+#else
+typedef uint32_t airlock_profile;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * What `airlock_frontmatter_parse` found.
  */
 typedef struct airlock_frontmatter_summary {
@@ -710,6 +737,68 @@ airlock_status airlock_frontmatter_refusal(const uint8_t *doc,
 airlock_status airlock_frontmatter_refusal_gate(const uint8_t *doc,
                                                 size_t doc_len,
                                                 uint32_t gate,
+                                                uint8_t *msg,
+                                                size_t msg_cap,
+                                                size_t *msg_len,
+                                                size_t *err_offset);
+
+/**
+ * `airlock_strip` under `profile` (an `airlock_profile`; another value is
+ * `INVALID_ARG`). Arguments, buffers and statuses as `airlock_strip`.
+ *
+ * # Safety
+ * Every non-NULL pointer must point to memory of the stated size, valid for the call.
+ */
+airlock_status airlock_strip_profile(uint32_t profile,
+                                     const uint8_t *text,
+                                     size_t text_len,
+                                     uint8_t *out,
+                                     size_t out_cap,
+                                     size_t *out_len,
+                                     size_t *err_offset);
+
+/**
+ * `airlock_worst_case_len` under `profile`; `SIZE_MAX` for a value that is no
+ * `airlock_profile`.
+ */
+size_t airlock_worst_case_len_profile(uint32_t profile, size_t text_len, size_t max_bytes);
+
+/**
+ * `airlock_sanitize_prose` under `profile` (an `airlock_profile`; another value is
+ * `INVALID_ARG`). Arguments, buffers, the message triple and statuses as
+ * `airlock_sanitize_prose`; `out` is written only on `OK` in both profiles, and
+ * `airlock_worst_case_len_profile` sizes a buffer that always suffices.
+ *
+ * # Safety
+ * Every non-NULL pointer must point to memory of the stated size, valid for the call.
+ */
+airlock_status airlock_sanitize_prose_profile(uint32_t profile,
+                                              const uint8_t *text,
+                                              size_t text_len,
+                                              const uint8_t *field,
+                                              size_t field_len,
+                                              size_t max_bytes,
+                                              uint8_t *out,
+                                              size_t out_cap,
+                                              size_t *out_len,
+                                              uint8_t *msg,
+                                              size_t msg_cap,
+                                              size_t *msg_len,
+                                              size_t *err_offset);
+
+/**
+ * `airlock_check_no_control` under `profile` (strict rejects every member of
+ * Default_Ignorable_Code_Point ∪ Bidi_Control that strict strip would drop).
+ * Arguments, message triple and statuses as `airlock_check_no_control`.
+ *
+ * # Safety
+ * Every non-NULL pointer must point to memory of the stated size, valid for the call.
+ */
+airlock_status airlock_check_no_control_profile(uint32_t profile,
+                                                const uint8_t *value,
+                                                size_t value_len,
+                                                const uint8_t *field,
+                                                size_t field_len,
                                                 uint8_t *msg,
                                                 size_t msg_cap,
                                                 size_t *msg_len,

@@ -49,6 +49,7 @@ mod check;
 mod class;
 mod fence;
 mod frontmatter;
+mod profile;
 mod status;
 mod text;
 mod version;
@@ -69,6 +70,10 @@ pub use frontmatter::{
     airlock_frontmatter_read, airlock_frontmatter_refusal, airlock_frontmatter_refusal_gate,
     airlock_frontmatter_summary, airlock_gate, airlock_meta_entry, airlock_meta_key,
     airlock_meta_key_name, airlock_meta_kind, airlock_span,
+};
+pub use profile::{
+    airlock_check_no_control_profile, airlock_profile, airlock_sanitize_prose_profile,
+    airlock_strip_profile, airlock_worst_case_len_profile,
 };
 pub use status::{airlock_status, airlock_status_name};
 pub use text::{

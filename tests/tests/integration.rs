@@ -12,4 +12,6 @@ mod conformance_core;
 #[allow(unsafe_code)]
 mod conformance_ffi;
 #[allow(unsafe_code)]
+mod conformance_strict_ffi;
+#[allow(unsafe_code)]
 mod ffi_message_ids;
