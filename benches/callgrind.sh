@@ -16,7 +16,7 @@ ir() {
     rm -f "$out"
 }
 printf '%-16s %-24s %12s\n' op kind 'Ir/byte'
-for op in memcpy scan strip sanitize_prose; do
+for op in memcpy scan strip sanitize_prose strict-strip strict-sanitize; do
     for kind in clean-ascii mixed hostile-invisible hostile-literal-prefix; do
         base=$(ir "$op" "$kind" 0)
         one=$(ir "$op" "$kind" 1)

@@ -8,7 +8,9 @@
 //! or fails. Text that folds to no pattern's first byte passes in whole runs.
 
 use super::class::{Fold, fold};
-use crate::forgery::{ENVELOPE_MARKERS, LiteralSet, MARKER_REDACTION};
+use crate::forgery::{
+    AnyAutomaton, Automaton, ENVELOPE_MARKERS, INFO_LITERALS, LiteralSet, MARKER_REDACTION,
+};
 
 /// What a special token is replaced with (§5).
 pub const TOKEN_REDACTION: &str = "[redacted special token]";
@@ -36,10 +38,6 @@ pub const NAME_MAX: usize = 64;
 
 /// Code points the replacement hold keeps at most: the longest pattern's span.
 pub(crate) const HOLD: usize = NAME_MAX.saturating_add(16);
-
-/// The most bytes a folded forgery literal may have; a longer one, or one holding a
-/// barrier, can never occur on the folded view.
-pub const LITERAL_FOLD_MAX: usize = 128;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -81,125 +79,39 @@ enum Outcome {
     Match(usize, Kind),
 }
 
-/// One forgery literal, folded, with its KMP failure function.
-#[derive(Clone, Copy, Debug)]
-struct Literal {
-    pat: [u8; LITERAL_FOLD_MAX],
-    len: usize,
-    fail: [u8; LITERAL_FOLD_MAX],
-    state: usize,
-}
-
-impl Literal {
-    fn new(literal: &str) -> Literal {
-        let mut lit = Literal {
-            pat: [0; LITERAL_FOLD_MAX],
-            len: 0,
-            fail: [0; LITERAL_FOLD_MAX],
-            state: 0,
-        };
-        for c in literal.chars() {
-            let Fold::Chars(bytes) = fold(c) else {
-                lit.len = 0;
-                return lit;
-            };
-            for &b in bytes {
-                let Some(slot) = lit.pat.get_mut(lit.len) else {
-                    lit.len = 0;
-                    return lit;
-                };
-                *slot = b;
-                lit.len = lit.len.saturating_add(1);
-            }
-        }
-        // KMP failure function: fail[i] = longest proper border of pat[..=i].
-        let mut k = 0usize;
-        for i in 1..lit.len {
-            let b = lit.pat.get(i).copied().unwrap_or(0);
-            while k > 0 && lit.pat.get(k).copied() != Some(b) {
-                k = usize::from(lit.fail.get(k.saturating_sub(1)).copied().unwrap_or(0));
-            }
-            if lit.pat.get(k).copied() == Some(b) {
-                k = k.saturating_add(1);
-            }
-            if let Some(f) = lit.fail.get_mut(i) {
-                *f = u8::try_from(k).unwrap_or(0);
-            }
-        }
-        lit
-    }
-
-    /// Steps on one folded byte; whether the literal ends here.
-    #[inline]
-    fn step(&mut self, b: u8) -> bool {
-        if self.len == 0 {
-            return false;
-        }
-        while self.state > 0 && self.pat.get(self.state).copied() != Some(b) {
-            self.state = usize::from(
-                self.fail
-                    .get(self.state.saturating_sub(1))
-                    .copied()
-                    .unwrap_or(0),
-            );
-        }
-        if self.pat.get(self.state).copied() == Some(b) {
-            self.state = self.state.saturating_add(1);
-        }
-        if self.state >= self.len {
-            self.state = usize::from(
-                self.fail
-                    .get(self.len.saturating_sub(1))
-                    .copied()
-                    .unwrap_or(0),
-            );
-            return true;
-        }
-        false
-    }
-}
-
-/// The forgery literals of a set, searched on the folded view.
+/// The forgery literals of a set, searched on the folded view with the set's own
+/// automaton (ASCII-case-insensitive; the folded view is lower-case ASCII).
 #[derive(Clone, Debug)]
-struct Detector {
-    lits: [Literal; crate::forgery::MAX_LITERALS],
-    count: usize,
+struct Detector<'s> {
+    auto: AnyAutomaton<'s>,
+    state: u16,
     /// Bit `i`: literal `i` was found.
     found: u8,
-    /// Bit `i`: literal `i` is part-way matched.
-    busy: u8,
-    /// Both cases of each literal's first folded byte.
+    /// The automaton is off its root.
+    busy: bool,
+    /// Both cases of each literal's first byte.
     firsts: [bool; 128],
 }
 
-impl Detector {
-    fn new(set: &LiteralSet<'_>) -> Detector {
-        let blank = Literal {
-            pat: [0; LITERAL_FOLD_MAX],
-            len: 0,
-            fail: [0; LITERAL_FOLD_MAX],
-            state: 0,
-        };
-        let mut d = Detector {
-            lits: [blank; crate::forgery::MAX_LITERALS],
-            count: 0,
-            found: 0,
-            busy: 0,
-            firsts: [false; 128],
-        };
-        for (slot, literal) in d.lits.iter_mut().zip(set.literals()) {
-            *slot = Literal::new(literal);
-            if slot.len > 0 {
-                let b = slot.pat.first().copied().unwrap_or(0);
-                for v in [b, b.to_ascii_uppercase()] {
-                    if let Some(f) = d.firsts.get_mut(usize::from(v)) {
+impl<'s> Detector<'s> {
+    fn new(set: &'s LiteralSet<'s>) -> Self {
+        let mut firsts = [false; 128];
+        for literal in set.literals() {
+            if let Some(&b) = literal.as_bytes().first() {
+                for v in [b.to_ascii_lowercase(), b.to_ascii_uppercase()] {
+                    if let Some(f) = firsts.get_mut(usize::from(v)) {
                         *f = true;
                     }
                 }
             }
-            d.count = d.count.saturating_add(1);
         }
-        d
+        Detector {
+            auto: set.automaton(),
+            state: 0,
+            found: 0,
+            busy: false,
+            firsts,
+        }
     }
 
     #[inline]
@@ -211,32 +123,23 @@ impl Detector {
                 }
             }
             Fold::Barrier => {
-                for lit in self.lits.iter_mut() {
-                    lit.state = 0;
-                }
-                self.busy = 0;
+                self.state = 0;
+                self.busy = false;
             }
         }
     }
 
-    /// One folded byte.
+    /// One folded byte. Idle, only a literal's first byte moves the search: the
+    /// automaton's marker states matter to redaction, which is not done here.
     #[inline]
     fn feed_byte(&mut self, b: u8) {
-        if self.busy == 0 && self.firsts.get(usize::from(b)) != Some(&true) {
-            // Idle, and no literal begins here.
+        if !self.busy && self.firsts.get(usize::from(b)) != Some(&true) {
             return;
         }
-        let mut busy = 0u8;
-        for (i, lit) in self.lits.iter_mut().take(self.count).enumerate() {
-            let bit = 1u8.checked_shl(i as u32).unwrap_or(0);
-            if lit.step(b) {
-                self.found |= bit;
-            }
-            if lit.state != 0 {
-                busy |= bit;
-            }
-        }
-        self.busy = busy;
+        self.state = self.auto.step(self.state, b);
+        // The low byte of the info word is the literal mask.
+        self.found |= (self.auto.info(self.state) & INFO_LITERALS) as u8;
+        self.busy = self.state != 0;
     }
 }
 
@@ -248,8 +151,8 @@ pub(crate) trait Out {
 
 /// Steps 3–5 over a stream of text pieces.
 #[derive(Clone, Debug)]
-pub(crate) struct Matcher {
-    detector: Detector,
+pub(crate) struct Matcher<'s> {
+    detector: Detector<'s>,
     hold: [char; HOLD],
     /// The held code points are `hold[head..head + hold_len]`.
     head: usize,
@@ -266,8 +169,8 @@ pub(crate) struct Matcher {
     pub(crate) replaced: bool,
 }
 
-impl Matcher {
-    pub(crate) fn new(set: &LiteralSet<'_>) -> Matcher {
+impl<'s> Matcher<'s> {
+    pub(crate) fn new(set: &'s LiteralSet<'s>) -> Self {
         let detector = Detector::new(set);
         let mut stops = [false; 256];
         for (b, stop) in stops.iter_mut().enumerate() {
@@ -307,7 +210,7 @@ impl Matcher {
         // Start of the run of `text` passed on unchanged, not yet handed over.
         let mut run = 0usize;
         while i < bytes.len() {
-            if self.hold_len == 0 && self.detector.busy == 0 {
+            if self.hold_len == 0 && !self.detector.busy {
                 i = skip_plain(bytes, i, &self.stops, self.swar);
             }
             let Some(&b) = bytes.get(i) else { break };

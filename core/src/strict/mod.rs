@@ -27,7 +27,7 @@ pub use check::{
 pub use class::in_drop_set;
 pub use escape::STRING_MAX;
 pub use keep::JOIN_T_MAX;
-pub use matcher::{COMMENT_REDACTION, LITERAL_FOLD_MAX, NAME_MAX, SPECIAL_TOKENS, TOKEN_REDACTION};
+pub use matcher::{COMMENT_REDACTION, NAME_MAX, SPECIAL_TOKENS, TOKEN_REDACTION};
 pub use prose::{
     ProseStream, StripStream, sanitize_prose_with, strip_each, strip_into, stripped_len,
     worst_case_len,

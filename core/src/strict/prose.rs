@@ -192,12 +192,12 @@ impl Writer<'_> {
 }
 
 /// Steps 3–5 fed by step 2.
-struct MatchSink<'m, 'w, 'o> {
-    matcher: &'m mut Matcher,
+struct MatchSink<'m, 's, 'w, 'o> {
+    matcher: &'m mut Matcher<'s>,
     writer: &'w mut Writer<'o>,
 }
 
-impl KeepSink for MatchSink<'_, '_, '_> {
+impl KeepSink for MatchSink<'_, '_, '_, '_> {
     #[inline]
     fn text(&mut self, s: &str) {
         self.matcher.push(s, self.writer);
@@ -206,14 +206,14 @@ impl KeepSink for MatchSink<'_, '_, '_> {
 
 /// Steps 1–5 over a stream of pieces.
 #[derive(Clone, Debug)]
-struct Engine {
+struct Engine<'s> {
     escapes: Escapes,
     keeper: Keeper,
-    matcher: Matcher,
+    matcher: Matcher<'s>,
 }
 
-impl Engine {
-    fn new(set: &LiteralSet<'_>) -> Self {
+impl<'s> Engine<'s> {
+    fn new(set: &'s LiteralSet<'s>) -> Self {
         Engine {
             escapes: Escapes::new(),
             keeper: Keeper::new(),
@@ -343,7 +343,7 @@ pub fn sanitize_prose_with<'a, 'o>(
 pub struct ProseStream<'a, 'o> {
     field: &'a str,
     literals: &'a LiteralSet<'a>,
-    engine: Engine,
+    engine: Engine<'a>,
     utf8: Utf8Stream,
     writer: Writer<'o>,
 }

@@ -348,3 +348,26 @@ fn swar_stops_never_miss_the_first_stop() {
         }
     }
 }
+
+#[test]
+fn custom_literals_on_the_folded_view() {
+    static SET: LiteralSet<'static> = match LiteralSet::new(&["Forbidden-Word", "#tag"]) {
+        Ok(s) => s,
+        Err(_) => LiteralSet::EMPTY,
+    };
+    let run = |text: &str| {
+        let mut out = vec![0u8; worst_case_len(text.len(), 100)];
+        sanitize_prose_with(text, "f", 100, &SET, &mut out)
+            .map(|p| String::from(p.text))
+            .map_err(|e| std::format!("{e}"))
+    };
+    assert!(
+        run("a forbidden-word b")
+            .unwrap_err()
+            .contains("\"Forbidden-Word\"")
+    );
+    assert!(run("a \u{FF26}orbidden\u{200B}-word b").is_err());
+    assert!(run("x #TAG").unwrap_err().contains("\"#tag\""));
+    assert_eq!(run("forbidden word").unwrap(), "forbidden word");
+    assert_eq!(find_forgery("\u{FF03}tag", &SET), Some("#tag"));
+}
