@@ -41,6 +41,8 @@ export interface SanitizeOptions {
   field: string;
   /** The byte cap; the truncation note is outside it. */
   maxBytes: number;
+  /** `'reference'` (default, byte-identical with sanitize.mjs) or `'strict'` (docs/PROFILE-STRICT.md). */
+  profile?: Profile;
 }
 
 export interface MachineTokenOptions {
@@ -82,7 +84,16 @@ export declare function sanitizeProse(text: unknown, options: SanitizeOptions): 
 /** The longest whole-code-point prefix of at most `maxBytes` UTF-8 bytes. */
 export declare function truncateToBytes(text: unknown, maxBytes: number): TruncateResult;
 /** Drops dangerous invisibles and orphan variation selectors; keeps controls. Like the reference, walks any iterable and throws `TypeError` for anything else (a number, null). */
-export declare function stripDangerousInvisibles(text: string | Iterable<string>): string;
+/** A containment profile. */
+export type Profile = 'reference' | 'strict';
+/** The profile of a call. */
+export interface ProfileOptions {
+  profile?: Profile;
+}
+export declare function stripDangerousInvisibles(
+  text: string | Iterable<string>,
+  options?: ProfileOptions,
+): string;
 /** Whether `cp` is in the dangerous-invisible table. Like the reference, a non-integer or non-number is converted and tested against the table's multi-code-point ranges only (`'8203'` is true, `'173'` false). */
 export declare function isDangerousInvisibleCodePoint(cp: unknown): boolean;
 /** 8 lower-case hex characters provably absent from `payload` (64 in the pathological fallback). */
@@ -90,7 +101,7 @@ export declare function deriveFenceToken(payload: unknown): string;
 /** Returns `value` when it is a non-empty string matching `pattern`; throws `Error` otherwise. */
 export declare function assertMachineToken(value: unknown, options: MachineTokenOptions): string;
 /** Returns `value` when it is a string without controls or dangerous invisibles; throws `Error` otherwise. */
-export declare function assertNoControlChars(value: unknown, field: string): string;
+export declare function assertNoControlChars(value: unknown, field: string, options?: ProfileOptions): string;
 /** Returns `value` when it is a safe one-line description of at most 512 bytes; throws `Error` otherwise. */
 export declare function assertSafeDescription(value: unknown): string;
 /** Returns `glob` when it cannot break out of the renderer's quoting; throws `Error` otherwise. */

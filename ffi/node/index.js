@@ -27,8 +27,8 @@ export function truncateToBytes(text, maxBytes) {
   return (instance ?? defaultAirlock()).truncateToBytes(text, maxBytes);
 }
 
-export function stripDangerousInvisibles(text) {
-  return (instance ?? defaultAirlock()).stripDangerousInvisibles(text);
+export function stripDangerousInvisibles(text, options) {
+  return (instance ?? defaultAirlock()).stripDangerousInvisibles(text, options);
 }
 
 export function isDangerousInvisibleCodePoint(cp) {
@@ -43,8 +43,8 @@ export function assertMachineToken(value, options) {
   return (instance ?? defaultAirlock()).assertMachineToken(value, options);
 }
 
-export function assertNoControlChars(value, field) {
-  return (instance ?? defaultAirlock()).assertNoControlChars(value, field);
+export function assertNoControlChars(value, field, options) {
+  return (instance ?? defaultAirlock()).assertNoControlChars(value, field, options);
 }
 
 export function assertSafeDescription(value) {

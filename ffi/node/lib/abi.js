@@ -40,6 +40,10 @@ export const ENUMS = Object.freeze({
   "GATE": {
     "V3_20": 320,
     "V3_21": 321
+  },
+  "PROFILE": {
+    "REFERENCE": 0,
+    "STRICT": 1
   }
 });
 
@@ -127,6 +131,10 @@ export const FUNCTIONS = Object.freeze({
   "airlock_frontmatter_read": 11,
   "airlock_frontmatter_refusal": 6,
   "airlock_frontmatter_refusal_gate": 7,
+  "airlock_strip_profile": 7,
+  "airlock_worst_case_len_profile": 3,
+  "airlock_sanitize_prose_profile": 13,
+  "airlock_check_no_control_profile": 9,
   "airlock_status_name": 1,
   "airlock_utf8_validate": 3,
   "airlock_strip": 6,

@@ -37,6 +37,17 @@ const LIBRARY_FILE =
 const { OK, REJECTED, BUFFER_TOO_SMALL, PARSE_ERROR, INTERNAL } = ENUMS.STATUS;
 const META_KIND = ENUMS.META_KIND;
 
+/**
+ * The profile an options object names: `'reference'` (the default, byte-identical
+ * with sanitize.mjs) or `'strict'` (docs/PROFILE-STRICT.md). Anything else throws.
+ */
+function profileOf(options) {
+  const name = options?.profile ?? 'reference';
+  if (name === 'reference') return ENUMS.PROFILE.REFERENCE;
+  if (name === 'strict') return ENUMS.PROFILE.STRICT;
+  throw new TypeError(`airlock: unknown profile ${JSON.stringify(String(name))} (reference or strict)`);
+}
+
 // Shapes of include/airlock.h, keyed by the exported RegExp objects.
 const SHAPES = new Map([
   [HOST_CLASS_RE, ENUMS.SHAPE.HOST_CLASS],
@@ -175,6 +186,16 @@ function declare(lib) {
     ),
     sanitize: f(
       'uint32_t airlock_sanitize_prose(const void *text, size_t text_len, const void *field, size_t field_len, size_t max_bytes, void *out, size_t out_cap, void *out_len, void *msg, size_t msg_cap, void *msg_len, void *err_offset)',
+    ),
+    stripProfile: f(
+      'uint32_t airlock_strip_profile(uint32_t profile, const void *text, size_t text_len, void *out, size_t out_cap, void *out_len, void *err_offset)',
+    ),
+    worstCaseProfile: f('size_t airlock_worst_case_len_profile(uint32_t profile, size_t text_len, size_t max_bytes)'),
+    sanitizeProfile: f(
+      'uint32_t airlock_sanitize_prose_profile(uint32_t profile, const void *text, size_t text_len, const void *field, size_t field_len, size_t max_bytes, void *out, size_t out_cap, void *out_len, void *msg, size_t msg_cap, void *msg_len, void *err_offset)',
+    ),
+    noControlProfile: f(
+      'uint32_t airlock_check_no_control_profile(uint32_t profile, const void *value, size_t value_len, const void *field, size_t field_len, void *msg, size_t msg_cap, void *msg_len, void *err_offset)',
     ),
     fence: f(
       'uint32_t airlock_fence_token(const void *payload, size_t payload_len, void *out, size_t out_cap, void *out_len, void *err_offset)',
@@ -424,7 +445,50 @@ export function createAirlock(options = {}) {
     throw fail(st);
   }
 
-  function sanitizeProse(text, { field, maxBytes }) {
+  /**
+   * Strict sanitize (lone surrogates are read as U+FFFD, as every layer but the
+   * reference's JavaScript reads them): the result string, or throws the rejection.
+   */
+  function sanitizeStrict(str, field, maxBytes) {
+    if (!(typeof maxBytes === 'number' && Number.isSafeInteger(maxBytes) && maxBytes >= 0)) {
+      throw new TypeError('airlock: the strict profile takes a non-negative integer maxBytes');
+    }
+    encode(str);
+    encodeField(field);
+    try {
+      const room = output(Number(c.worstCaseProfile(ENUMS.PROFILE.STRICT, inLen, maxBytes)));
+      const call = () =>
+        c.sanitizeProfile(
+          ENUMS.PROFILE.STRICT,
+          inP,
+          inLen,
+          fieldP,
+          fieldLen,
+          maxBytes,
+          outP,
+          room,
+          OUT_LEN,
+          msgAddr,
+          msgBuf.length,
+          MSG_LEN,
+          0,
+        );
+      const st = call();
+      if (st === OK) {
+        const s = outBytes().toString('utf8', 0, word(0));
+        outOwn = null;
+        return s;
+      }
+      if (st === REJECTED) throw new Error(message(call));
+      throw fail(st);
+    } finally {
+      release();
+    }
+  }
+
+  function sanitizeProse(text, options) {
+    const { field, maxBytes } = options;
+    if (profileOf(options) === ENUMS.PROFILE.STRICT) return sanitizeStrict(String(text), field, maxBytes);
     const str = String(text);
     encode(str);
     encodeField(field);
@@ -500,7 +564,20 @@ export function createAirlock(options = {}) {
     return out;
   }
 
-  function stripDangerousInvisibles(text) {
+  function stripDangerousInvisibles(text, options) {
+    if (profileOf(options) === ENUMS.PROFILE.STRICT) {
+      encode(String(text));
+      try {
+        const room = output(inLen);
+        const st = c.stripProfile(ENUMS.PROFILE.STRICT, inP, inLen, outP, room, OUT_LEN, 0);
+        if (st !== OK) throw fail(st);
+        const s = outBytes().toString('utf8', 0, word(0));
+        outOwn = null;
+        return s;
+      } finally {
+        release();
+      }
+    }
     if (typeof text !== 'string' && !(text instanceof String)) return stripIterable(text);
     const str = String(text);
     encode(str);
@@ -587,11 +664,16 @@ export function createAirlock(options = {}) {
     return value;
   }
 
-  function assertNoControlChars(value, field) {
+  function assertNoControlChars(value, field, options) {
     if (typeof value !== 'string') throw rejection(field, 'must be a string', value);
+    const profile = profileOf(options);
     encode(value);
     encodeField(field);
     try {
+      if (profile === ENUMS.PROFILE.STRICT) {
+        check((m, mc, ml, eo) => c.noControlProfile(profile, inP, inLen, fieldP, fieldLen, m, mc, ml, eo), lastField, value);
+        return value;
+      }
       check((m, mc, ml, eo) => c.noControl(inP, inLen, fieldP, fieldLen, m, mc, ml, eo), lastField, value);
     } finally {
       release();
