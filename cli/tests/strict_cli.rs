@@ -21,7 +21,13 @@ const VECTORS: &str = include_str!(concat!(
 ));
 
 /// Generated families with thousands of lines: every 40th is run.
-const BULK: [&str; 4] = ["rgi", "rgi-broken", "drop-set", "drop-set-in-marker"];
+const BULK: [&str; 5] = [
+    "rgi",
+    "rgi-broken",
+    "rgi-sanitize",
+    "drop-set",
+    "drop-set-in-marker",
+];
 
 #[test]
 fn strict_vectors_through_the_cli() {

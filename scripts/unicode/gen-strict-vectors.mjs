@@ -272,6 +272,7 @@ const noControl = (value, why, field = 'learning-key') =>
 for (const seq of spelling) {
 	const s = strOf(seq);
 	strip(s, 'rgi');
+	sanitize(`${s} x${s}`, 'rgi-sanitize');
 	const broken = [seq[0], 0x200b, ...seq.slice(1)];
 	strip(`a${strOf(broken)}b`, 'rgi-broken');
 }
