@@ -279,7 +279,8 @@ fn conclude<'o>(mut writer: Writer<'o>) -> Prose<'o> {
     let Writer { out, len, .. } = writer;
     let written: &'o [u8] = out.get(..len).unwrap_or_default();
     Prose {
-        text: crate::scan::to_str(written).unwrap_or_default(),
+        // Public validation (SIMD where the CPU has it): whole code points were written.
+        text: crate::utf8::validate(written).unwrap_or_default(),
         truncated,
         original_bytes,
     }
