@@ -29,8 +29,15 @@ pub mod decoders {
         allow_files: Vec<String>,
         allow_dirs: Vec<String>,
         allow_tools: Vec<String>,
+        unprotect: Vec<String>,
     ) -> Result<(), String> {
-        let opts = crate::write_scope::Options::new(root, allow_files, allow_dirs, allow_tools)?;
+        let opts = crate::write_scope::Options::new(
+            root,
+            allow_files,
+            allow_dirs,
+            allow_tools,
+            unprotect,
+        )?;
         match crate::write_scope::decide(input, &opts) {
             crate::write_scope::Decision::Allow => Ok(()),
             crate::write_scope::Decision::Deny(reason) => Err(reason),
@@ -148,6 +155,11 @@ pub fn run() -> ExitCode {
             // A PostToolUse hook's exit 2 leaves the tool's output as it was: a bad
             // tool-output command line withholds the output instead.
             if let Some(code) = tool_output::withhold_on_usage_error(&e) {
+                return code;
+            }
+            // A hook's argument error must still deny the call waiting on stdin.
+            let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+            if let Some(code) = write_scope::usage_error(&args, &e) {
                 return code;
             }
             // --help and --version print to stdout and succeed; usage errors exit 2.

@@ -78,6 +78,11 @@ impl Fixture {
         fs::hard_link(root.join("src/linked.ts"), root.join("tmp/audit/hard")).unwrap();
         // A second way to reach the root, like macOS's /tmp -> /private/tmp.
         symlink(&root, out.join("root-link")).unwrap();
+        // `docs` leads two levels down: physically `docs/../../AUDIT.md` is the allowed file,
+        // lexically (as Claude Code resolves it) it is one above the root.
+        fs::create_dir_all(root.join("tmp/audit/sub/deep")).unwrap();
+        symlink("tmp/audit/sub", root.join("docs")).unwrap();
+        symlink("sub/deep", root.join("tmp/audit/deep-link")).unwrap();
         Self {
             _root_dir: root_dir,
             _out_dir: out_dir,
@@ -219,8 +224,37 @@ fn cases() -> Vec<Case> {
         case("trailing /. on the allowed file", W("Write", "AUDIT.md/.", "{ROOT}"), Deny("does not end in a file name")),
         case("existing directory inside the allowed dir", W("Write", "tmp/audit/dir-target", "{ROOT}"), Deny("not a regular file")),
         case("hard link to a file outside", W("Write", "tmp/audit/hard", "{ROOT}"), Deny("hard links")),
-        with_flags("--allow-dir . never reaches .git", &["--allow-dir", "."], W("Write", ".git/hooks/pre-commit", "{ROOT}"), Deny(NEITHER)),
-        with_flags("--allow-dir . never reaches .claude", &["--allow-dir", "."], W("Write", ".claude/settings.json", "{ROOT}"), Deny(NEITHER)),
+        with_flags("--allow-dir . never reaches .git", &["--allow-dir", "."], W("Write", ".git/hooks/pre-commit", "{ROOT}"), Deny("never reaches")),
+        with_flags("--allow-dir . never reaches .claude", &["--allow-dir", "."], W("Write", ".claude/settings.json", "{ROOT}"), Deny("never reaches")),
+        // Path text Claude Code rewrites before it writes (trim, `~`, NFC, lexical `..`).
+        case("leading space", W("Write", " AUDIT.md", "{ROOT}"), Deny("starts with white space (U+0020)")),
+        case("leading NBSP", W("Write", "\u{a0}{ROOT}/AUDIT.md", "{ROOT}"), Deny("U+00A0")),
+        case("trailing U+FEFF", W("Write", "{ROOT}/AUDIT.md\u{feff}", "{ROOT}"), Deny("U+FEFF")),
+        case("trailing ideographic space", W("Write", "tmp/audit/x.md\u{3000}", "{ROOT}"), Deny("U+3000")),
+        case("leading line separator", W("Write", "\u{2028}tmp/audit/x.md", "{ROOT}"), Deny("U+2028")),
+        case("leading U+205F", W("Write", "\u{205f}tmp/audit/x.md", "{ROOT}"), Deny("U+205F")),
+        case("leading ~", W("Write", "~/.config/autostart/x.desktop", "{ROOT}"), Deny("starts with `~`")),
+        case("bare ~user", W("Write", "~root/.bashrc", "{ROOT}"), Deny("starts with `~`")),
+        case("decomposed (NFD) name", W("Write", "tmp/audit/cafe\u{301}.md", "{ROOT}"), Deny("NFC")),
+        case("`..` after a symlinked dir, lexically outside", W("Write", "docs/../../AUDIT.md", "{ROOT}"), Deny("resolves the path lexically")),
+        case("`..` after a symlinked dir inside the grant", W("Write", "tmp/audit/deep-link/../x.md", "{ROOT}"), Deny("resolves the path lexically")),
+        case("NFC composed name passes", W("Write", "tmp/audit/caf\u{e9}.md", "{ROOT}"), Allow),
+        case("inner space passes", W("Write", "tmp/audit/a b.md", "{ROOT}"), Allow),
+        // Protected names in another case, with trailing dots or spaces, and the new entries.
+        with_flags("--allow-dir . never reaches .CLAUDE", &["--allow-dir", "."], W("Write", ".CLAUDE/settings.json", "{ROOT}"), Deny("never reaches")),
+        with_flags("--allow-dir . never reaches .Git", &["--allow-dir", "."], W("Write", ".Git/hooks/pre-commit", "{ROOT}"), Deny("never reaches")),
+        with_flags("--allow-dir . never reaches `.git.`", &["--allow-dir", "."], W("Write", ".git./hooks/pre-commit", "{ROOT}"), Deny("never reaches")),
+        with_flags("--allow-dir . never reaches `.claude `", &["--allow-dir", "."], W("Write", ".claude /settings.json", "{ROOT}"), Deny("never reaches")),
+        with_flags("--allow-dir . never reaches .mcp.json", &["--allow-dir", "."], W("Write", ".mcp.json", "{ROOT}"), Deny("MCP servers")),
+        with_flags("--allow-dir . never reaches CLAUDE.md", &["--allow-dir", "."], W("Write", "src/claude.MD", "{ROOT}"), Deny("never reaches")),
+        with_flags("--allow-dir . never reaches CLAUDE.local.md", &["--allow-dir", "."], W("Write", "CLAUDE.local.md", "{ROOT}"), Deny("never reaches")),
+        with_flags("--allow-dir . never reaches .envrc", &["--allow-dir", "."], W("Write", ".envrc", "{ROOT}"), Deny("direnv")),
+        with_flags("--allow-dir . never reaches .vscode", &["--allow-dir", "."], W("Write", ".vscode/tasks.json", "{ROOT}"), Deny("never reaches")),
+        with_flags("--allow-dir . never reaches .husky", &["--allow-dir", "."], W("Write", ".husky/pre-commit", "{ROOT}"), Deny("never reaches")),
+        with_flags("--allow-dir .github never reaches workflows", &["--allow-dir", ".github"], W("Write", ".github/Workflows/ci.yml", "{ROOT}"), Deny("CI workflows")),
+        with_flags("--unprotect .vscode lifts it", &["--allow-dir", ".", "--unprotect", ".vscode"], W("Write", ".vscode/tasks.json", "{ROOT}"), Allow),
+        with_flags("--unprotect .git is refused", &["--allow-dir", ".", "--unprotect", ".git"], W("Write", "src/y.ts", "{ROOT}"), Deny("stays protected")),
+        with_flags("--allow names a protected file on purpose", &["--allow", "CLAUDE.md"], W("Write", "CLAUDE.md", "{ROOT}"), Allow),
         case("relative target without cwd", Raw(br#"{"tool_name":"Write","tool_input":{"file_path":"AUDIT.md"}}"#), Deny("no cwd")),
         case("relative cwd", W("Write", "AUDIT.md", "relative/dir"), Deny("not absolute")),
         case("two keys naming different paths", Raw(br#"{"tool_name":"Write","tool_input":{"file_path":"{ROOT}/AUDIT.md","path":"{ROOT}/src/x.ts"},"cwd":"{ROOT}"}"#), Deny("two different paths")),
@@ -337,30 +371,30 @@ fn decision_table() {
             &flags_of(&fixture, case.flags),
             &stdin_of(&fixture, &case.input),
         );
-        let verdict = if output.status.code() != Some(0) {
-            Err(format!(
-                "exit {:?}, stderr {:?}",
-                output.status,
+        let verdict = match (&case.expect, output.status.code()) {
+            (Allow, Some(0)) if output.stdout.is_empty() && output.stderr.is_empty() => Ok(()),
+            (Allow, code) => Err(format!(
+                "expected allow, got exit {code:?}, stdout {:?}, stderr {:?}",
+                String::from_utf8_lossy(&output.stdout),
                 String::from_utf8_lossy(&output.stderr)
-            ))
-        } else {
-            match &case.expect {
-                Allow if output.stdout.is_empty() => Ok(()),
-                Allow => Err(format!(
-                    "expected allow, got {:?}",
-                    String::from_utf8_lossy(&output.stdout)
-                )),
-                Deny(needle) => deny_reason(&output.stdout).and_then(|reason| {
-                    // The reason is matched as it appears in the JSON line, so escapes count.
-                    let line = String::from_utf8_lossy(&output.stdout);
-                    let needle = fixture.expand(needle);
-                    if reason.contains(&needle) || line.contains(&needle) {
-                        Ok(())
-                    } else {
-                        Err(format!("reason lacks {needle:?}: {reason}"))
-                    }
-                }),
-            }
+            )),
+            (Deny(needle), Some(2)) => deny_reason(&output.stdout).and_then(|reason| {
+                // The reason is matched as it appears in the JSON line, so escapes count.
+                let line = String::from_utf8_lossy(&output.stdout);
+                let needle = fixture.expand(needle);
+                let stderr = String::from_utf8_lossy(&output.stderr);
+                if stderr.trim_end() != reason {
+                    Err(format!("stderr {stderr:?} is not the reason {reason:?}"))
+                } else if reason.contains(&needle) || line.contains(&needle) {
+                    Ok(())
+                } else {
+                    Err(format!("reason lacks {needle:?}: {reason}"))
+                }
+            }),
+            (Deny(_), code) => Err(format!(
+                "expected a deny with exit 2, got exit {code:?}, stdout {:?}",
+                String::from_utf8_lossy(&output.stdout)
+            )),
         };
         if let Err(why) = verdict {
             failures.push(format!("{}: {why}", case.name));
@@ -403,7 +437,7 @@ fn golden_deny_lines() {
     let mut failures = Vec::new();
     for (name, input) in &goldens {
         let output = run_hook(&flags_of(&fixture, None), &stdin_of(&fixture, input));
-        assert_eq!(output.status.code(), Some(0), "{name}");
+        assert_eq!(output.status.code(), Some(2), "{name}");
         let masked = fixture.mask(std::str::from_utf8(&output.stdout).unwrap());
         let path = golden_dir.join(format!("{name}.json"));
         if update {
@@ -441,8 +475,17 @@ fn bad_flags_never_allow() {
     ] {
         let flags: Vec<String> = flags.iter().map(|f| (*f).to_owned()).collect();
         let output = run_hook(&flags, &allowed_call);
-        let blocked = output.status.code() == Some(2) || deny_reason(&output.stdout).is_ok();
-        assert!(blocked, "{flags:?}: {output:?}");
+        assert_eq!(output.status.code(), Some(2), "{flags:?}: {output:?}");
+        let reason = deny_reason(&output.stdout).unwrap_or_else(|e| panic!("{flags:?}: {e}"));
+        assert!(reason.contains("bad arguments"), "{reason}");
+        assert!(
+            reason.contains("`airlock help hook write-scope`"),
+            "{reason}"
+        );
+        assert!(
+            String::from_utf8_lossy(&output.stderr).contains("airlock help hook write-scope"),
+            "{flags:?}"
+        );
     }
 }
 
@@ -473,9 +516,11 @@ fn print_config_reproduces_the_flags() {
     let group = &value["hooks"]["PreToolUse"][0];
     assert_eq!(group["matcher"], "*");
     assert_eq!(group["hooks"][0]["type"], "command");
+    assert_eq!(group["hooks"][0]["timeout"], 10);
+    assert_eq!(group["hooks"][0]["onFailure"], "block");
     assert_eq!(
         group["hooks"][0]["command"],
-        "airlock hook write-scope --root '/my repo' --allow AUDIT.md --allow-dir tmp/audit --allow-dir '*' --allow-tool Read"
+        "airlock hook write-scope --root '/my repo' --allow AUDIT.md --allow-dir tmp/audit --allow-dir '*' --allow-tool Read || exit 2"
     );
     // Registered as the hook by mistake, it still denies the call it is given.
     let misused = run_hook(
@@ -486,7 +531,7 @@ fn print_config_reproduces_the_flags() {
         ],
         br#"{"tool_name":"Bash"}"#,
     );
-    assert_eq!(misused.status.code(), Some(0));
+    assert_eq!(misused.status.code(), Some(2));
     assert!(
         deny_reason(&misused.stdout)
             .unwrap()

@@ -1,19 +1,40 @@
 //! `--print-config`: the `settings.json` snippet that registers exactly this guard.
+//!
+//! What the snippet relies on was read in the Claude Code packages themselves (2.1.87's
+//! `cli.js`, 2.1.332's bundled CLI): a command hook runs through a shell with
+//! `CLAUDE_PROJECT_DIR` set; `timeout` is in seconds (default 600); stdout JSON is read whatever
+//! the exit code; exit 2 blocks; any other exit code, a signal or a timeout goes ahead.
+//! 2.1.332 also takes `onFailure: "block"`, which turns those failures into a block; 2.1.87
+//! ignores the key, so the command ends in `|| exit 2`, turning a crash into a block there too.
 
 use serde::Serialize;
 
 use super::options::Options;
 
+/// Seconds Claude Code waits for the hook; the guard's own deadline (3 s) is well under it.
+pub(crate) const HOOK_TIMEOUT_SECONDS: u32 = 10;
+
+/// The root when `--root` is not given: the project directory Claude Code exports to hooks,
+/// expanded by the hook's shell. Unset, it expands to an empty `--root`, which denies every call.
+const PROJECT_DIR_ROOT: &str = "\"$CLAUDE_PROJECT_DIR\"";
+
 /// The command Claude Code runs; the flags are the validated ones, in a fixed order.
 pub(crate) fn command_line(opts: &Options) -> String {
-    let mut words = vec!["airlock".to_owned(), "hook".into(), "write-scope".into()];
+    let root = match &opts.root {
+        Some(root) => shell_quote(&root.to_string_lossy()),
+        None => PROJECT_DIR_ROOT.to_owned(),
+    };
+    let mut words = vec![
+        "airlock".to_owned(),
+        "hook".into(),
+        "write-scope".into(),
+        "--root".into(),
+        root,
+    ];
     let mut flag = |name: &str, value: &str| {
         words.push(name.to_owned());
         words.push(shell_quote(value));
     };
-    if let Some(root) = &opts.root {
-        flag("--root", &root.to_string_lossy());
-    }
     for file in &opts.allow_files {
         flag("--allow", file);
     }
@@ -23,6 +44,14 @@ pub(crate) fn command_line(opts: &Options) -> String {
     for tool in &opts.allow_tools {
         flag("--allow-tool", tool);
     }
+    for entry in &opts.unprotected {
+        flag("--unprotect", entry.path);
+    }
+    // A crash (signal, abort) is no objection to Claude Code; the shell turns it into exit 2.
+    drop(flag);
+    words.push("||".into());
+    words.push("exit".into());
+    words.push("2".into());
     words.join(" ")
 }
 
@@ -36,6 +65,8 @@ pub(crate) fn settings_snippet(opts: &Options) -> String {
                 hooks: vec![CommandHook {
                     kind: "command",
                     command: command_line(opts),
+                    timeout: HOOK_TIMEOUT_SECONDS,
+                    on_failure: "block",
                 }],
             }],
         },
@@ -66,6 +97,9 @@ struct CommandHook {
     #[serde(rename = "type")]
     kind: &'static str,
     command: String,
+    timeout: u32,
+    #[serde(rename = "onFailure")]
+    on_failure: &'static str,
 }
 
 /// POSIX shell quoting: bare when only safe characters appear, else single quotes with each `'`
@@ -101,11 +135,17 @@ mod tests {
             vec!["AUDIT.md".into()],
             vec!["tmp/audit".into(), "out dir".into()],
             vec!["Read".into()],
+            vec![".VSCODE".into()],
         )
         .unwrap();
         assert_eq!(
             command_line(&opts),
-            "airlock hook write-scope --root '/my repo' --allow AUDIT.md --allow-dir tmp/audit --allow-dir 'out dir' --allow-tool Read"
+            "airlock hook write-scope --root '/my repo' --allow AUDIT.md --allow-dir tmp/audit --allow-dir 'out dir' --allow-tool Read --unprotect .vscode || exit 2"
+        );
+        let default_root = Options::new(None, vec!["A.md".into()], vec![], vec![], vec![]).unwrap();
+        assert_eq!(
+            command_line(&default_root),
+            "airlock hook write-scope --root \"$CLAUDE_PROJECT_DIR\" --allow A.md || exit 2"
         );
     }
 }

@@ -3,24 +3,18 @@
 
 use std::ffi::OsStr;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use serde::Serialize;
-use serde_json::{Map, Value};
 
+use super::call::{self, Call, TargetKeys, Text, ToolInput, TopLevel};
 use super::options::{Options, WRITE_TOOLS, names_a_file};
+use super::path_text::{client_rewrite, lexical};
+use super::protected;
 use super::resolve::{Resolved, resolve_physical};
 
 /// Largest input read: tool inputs carry whole file contents, but nothing legitimate comes close.
 pub(crate) const MAX_INPUT_BYTES: usize = 8 * 1024 * 1024;
-
-/// Keys naming a write's target, in order of precedence.
-const TARGET_KEYS: [&str; 3] = ["file_path", "notebook_path", "path"];
-
-/// Directory names a `--allow-dir` grant never reaches into: a write under `.git` can plant a
-/// hook or config that runs code, and one under `.claude` can rewrite the hooks, this one
-/// included. Naming such a file with `--allow` still works.
-const PROTECTED_NAMES: [&str; 2] = [".git", ".claude"];
 
 /// What the hook answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,17 +46,18 @@ fn decide_inner(input: &[u8], opts: &Options) -> Result<(), String> {
     if text.trim().is_empty() {
         return Err("input is empty".into());
     }
-    // Duplicate keys keep the last value, as JSON.parse does in Claude Code itself.
-    let call: Value =
-        serde_json::from_str(text).map_err(|error| format!("input is not valid JSON: {error}"))?;
-    let call = call.as_object().ok_or("input is not a JSON object")?;
-    let tool = match call.get("tool_name") {
-        Some(Value::String(tool)) => tool.as_str(),
-        Some(_) => return Err("tool_name is not a string".into()),
+    let parsed =
+        call::parse(text).map_err(|error| format!("input is not valid JSON: {error}"))?;
+    let TopLevel::Object(call) = parsed else {
+        return Err("input is not a JSON object".into());
+    };
+    let tool = match &call.tool_name {
+        Some(Text::Str(tool)) => tool.as_str(),
+        Some(Text::Other) => return Err("tool_name is not a string".into()),
         None => return Err("tool_name is missing".into()),
     };
     if WRITE_TOOLS.contains(&tool) {
-        return check_write(tool, call, opts);
+        return check_write(tool, &call, opts);
     }
     if opts.allows_tool(tool) {
         return Ok(());
@@ -72,72 +67,126 @@ fn decide_inner(input: &[u8], opts: &Options) -> Result<(), String> {
     ))
 }
 
-fn check_write(tool: &str, call: &Map<String, Value>, opts: &Options) -> Result<(), String> {
-    let input = match call.get("tool_input") {
-        Some(Value::Object(input)) => input,
-        Some(_) => return Err(format!("{tool}: tool_input is not an object")),
+fn check_write(tool: &str, call: &Call, opts: &Options) -> Result<(), String> {
+    let input = match &call.tool_input {
+        Some(ToolInput::Object(input)) => input,
+        Some(ToolInput::Other) => return Err(format!("{tool}: tool_input is not an object")),
         None => return Err(format!("{tool}: tool_input is missing")),
     };
     let target = target_path(tool, input)?;
     check_path_text(tool, "target path", target)?;
+    if let Some(why) = client_rewrite(target) {
+        return Err(format!("{tool} to {target:?} denied: {why}"));
+    }
     if !names_a_file(target) {
         return Err(format!(
             "{tool} to {target:?} denied: the path does not end in a file name"
         ));
     }
-    let cwd = match call.get("cwd") {
-        Some(Value::String(cwd)) => {
+    let cwd = match &call.cwd {
+        Some(Text::Str(cwd)) => {
             check_path_text(tool, "cwd", cwd)?;
             if !Path::new(cwd).is_absolute() {
                 return Err(format!("{tool}: cwd {cwd:?} is not absolute"));
             }
+            // Claude Code sends its cwd NFC-normalised; another form is not its call.
+            if !unicode_normalization::is_nfc(cwd) {
+                return Err(format!("{tool}: cwd {cwd:?} is not in Unicode NFC form"));
+            }
             Some(Path::new(cwd.as_str()))
         }
-        Some(_) => return Err(format!("{tool}: cwd is not a string")),
+        Some(Text::Other) => return Err(format!("{tool}: cwd is not a string")),
         None => None,
     };
     let absolute = absolute_target(tool, target, cwd)?;
     let resolved =
         resolve_physical(&absolute).map_err(|why| format!("{tool} to {target:?} denied: {why}"))?;
     let shown = shown_target(target, &absolute, &resolved.path);
+    check_lexical_agrees(&absolute, &resolved.path)
+        .map_err(|why| format!("{tool} to {shown} denied: {why}"))?;
     let root = find_root(opts, cwd).map_err(|why| format!("{tool} to {shown} denied: {why}"))?;
     let grants = resolve_grants(opts, &root)?;
-    let granted = grants.files.contains(&resolved.path)
-        || grants
-            .dirs
-            .iter()
-            .any(|dir| strictly_inside_unprotected(&resolved.path, dir));
-    if granted {
-        // A granted name can still hold something a write must not go through.
-        if let Some(meta) = &resolved.existing {
-            if !meta.is_file() {
+    let granted = grants.files.contains(&resolved.path);
+    if !granted {
+        let mut protected_hit = None;
+        let inside = grants.dirs.iter().any(|dir| {
+            match strictly_inside_unprotected(&resolved.path, dir, &root, opts) {
+                Inside::Yes => true,
+                Inside::No => false,
+                Inside::Protected(entry) => {
+                    protected_hit = Some(entry);
+                    false
+                }
+            }
+        });
+        if !inside {
+            if let Some(entry) = protected_hit {
                 return Err(format!(
-                    "{tool} to {shown} denied: it exists and is not a regular file"
+                    "{tool} to {shown} denied: it is inside {:?} ({}), which an --allow-dir grant never reaches; name the file with --allow{}",
+                    entry.path,
+                    entry.why,
+                    if entry.relaxable {
+                        format!(" or pass --unprotect {}", entry.path)
+                    } else {
+                        String::new()
+                    }
                 ));
             }
-            if let Some(links) = extra_hard_links(meta) {
-                return Err(format!(
-                    "{tool} to {shown} denied: the file has {links} hard links, so the write would also change another path"
-                ));
-            }
+            return Err(format!(
+                "{tool} to {shown} denied: it is neither an allowed file nor strictly inside an allowed directory (root {root:?}; {})",
+                describe_grants(opts)
+            ));
         }
+    }
+    // A granted name can still hold something a write must not go through.
+    if let Some(meta) = &resolved.existing {
+        if !meta.is_file() {
+            return Err(format!(
+                "{tool} to {shown} denied: it exists and is not a regular file"
+            ));
+        }
+        if let Some(links) = extra_hard_links(meta) {
+            return Err(format!(
+                "{tool} to {shown} denied: the file has {links} hard links, so the write would also change another path"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The client resolves `..` lexically (`path.resolve`) and only then lets the kernel follow
+/// symlinks; the guard resolved it physically. Through a symlinked directory the two name
+/// different files, and the client writes the lexical one.
+fn check_lexical_agrees(absolute: &Path, physical: &Path) -> Result<(), String> {
+    if !absolute.components().any(|c| c == Component::ParentDir) {
+        return Ok(());
+    }
+    let client = lexical(absolute);
+    let client_physical = resolve_physical(&client)
+        .map_err(|why| format!("Claude Code would write {client:?}, and {why}"))?;
+    if client_physical.path == physical {
         return Ok(());
     }
     Err(format!(
-        "{tool} to {shown} denied: it is neither an allowed file nor strictly inside an allowed directory (root {root:?}; {})",
-        describe_grants(opts)
+        "`..` after a symbolic link: Claude Code resolves the path lexically to {:?}, not to {physical:?}",
+        client_physical.path
     ))
 }
 
-/// The first of `TARGET_KEYS` present. Two keys naming different paths are refused, since the
-/// guard cannot know which one the tool writes.
-fn target_path<'a>(tool: &str, input: &'a Map<String, Value>) -> Result<&'a str, String> {
+/// The first of the target keys present. Two keys naming different paths are refused, since
+/// the guard cannot know which one the tool writes.
+fn target_path<'a>(tool: &str, input: &'a TargetKeys) -> Result<&'a str, String> {
     let mut found: Option<&str> = None;
-    for key in TARGET_KEYS {
-        let value = match input.get(key) {
+    let keys = [
+        ("file_path", &input.file_path),
+        ("notebook_path", &input.notebook_path),
+        ("path", &input.path),
+    ];
+    for (key, value) in keys {
+        let value = match value {
             None => continue,
-            Some(Value::String(value)) => value.as_str(),
-            Some(_) => return Err(format!("{tool}: tool_input.{key} is not a string")),
+            Some(Text::Str(value)) => value.as_str(),
+            Some(Text::Other) => return Err(format!("{tool}: tool_input.{key} is not a string")),
         };
         match found {
             None => found = Some(value),
@@ -198,22 +247,41 @@ fn extra_hard_links(_meta: &fs::Metadata) -> Option<u64> {
 /// The root, resolved: `--root`, else the nearest directory above `cwd` holding `.git` (a
 /// directory, or a file in worktrees and submodules), else `cwd`. Found by looking, not by
 /// running git, which would cost a process per call.
+///
+/// The search stops below `$HOME` and `/`: a dotfiles repository in the home directory would
+/// otherwise turn `--allow-dir .` into all of home. A root that is `/`, `$HOME` or above it is
+/// refused, however it was found.
 fn find_root(opts: &Options, cwd: Option<&Path>) -> Result<PathBuf, String> {
     let resolve = |path: &Path| {
         fs::canonicalize(path).map_err(|error| format!("cannot resolve the root {path:?}: {error}"))
     };
-    if let Some(root) = &opts.root {
+    let home = opts.home.as_deref().and_then(|home| fs::canonicalize(home).ok());
+    let root = if let Some(root) = &opts.root {
         if root.is_absolute() {
-            return resolve(root);
+            resolve(root)?
+        } else {
+            let cwd = cwd.ok_or("--root is relative and the call has no cwd")?;
+            resolve(&cwd.join(root))?
         }
-        let cwd = cwd.ok_or("--root is relative and the call has no cwd")?;
-        return resolve(&cwd.join(root));
+    } else {
+        let cwd = resolve(cwd.ok_or("no --root and the call has no cwd")?)?;
+        let top = cwd
+            .ancestors()
+            .take_while(|dir| dir.parent().is_some() && Some(*dir) != home.as_deref())
+            .find(|dir| fs::symlink_metadata(dir.join(".git")).is_ok());
+        top.unwrap_or(&cwd).to_path_buf()
+    };
+    if root.parent().is_none() {
+        return Err(format!(
+            "the root would be {root:?}, the whole file system; pass --root with the project directory"
+        ));
     }
-    let cwd = resolve(cwd.ok_or("no --root and the call has no cwd")?)?;
-    let top = cwd
-        .ancestors()
-        .find(|dir| fs::symlink_metadata(dir.join(".git")).is_ok());
-    Ok(top.unwrap_or(&cwd).to_path_buf())
+    if let Some(home) = home.filter(|home| home.starts_with(&root)) {
+        return Err(format!(
+            "the root would be {root:?}, which holds the home directory {home:?}; pass --root with the project directory"
+        ));
+    }
+    Ok(root)
 }
 
 struct Grants {
@@ -245,7 +313,7 @@ fn resolve_grants(opts: &Options, root: &Path) -> Result<Grants, String> {
         // `.` names the root itself; `resolve_physical` wants a last name to look at.
         let path = if Path::new(entry)
             .components()
-            .all(|c| c == std::path::Component::CurDir)
+            .all(|c| c == Component::CurDir)
         {
             root.to_path_buf()
         } else {
@@ -261,17 +329,35 @@ fn resolve_grants(opts: &Options, root: &Path) -> Result<Grants, String> {
     Ok(Grants { files, dirs })
 }
 
-fn strictly_inside_unprotected(target: &Path, dir: &Path) -> bool {
-    let Ok(below) = target.strip_prefix(dir) else {
-        return false;
+/// Where a target stands relative to one `--allow-dir` grant.
+enum Inside {
+    Yes,
+    No,
+    /// Below the grant, but in a protected place.
+    Protected(&'static protected::Protected),
+}
+
+/// Whether `target` is strictly inside `dir` and reaches no protected name on the way. Names
+/// are looked at from the root down, so that a grant of `.github` still keeps out
+/// `.github/workflows`; only a match ending below the grant counts, so that a grant named inside
+/// a protected directory on purpose works.
+fn strictly_inside_unprotected(target: &Path, dir: &Path, root: &Path, opts: &Options) -> Inside {
+    let (Ok(below), Ok(from_root), Ok(grant_in_root)) = (
+        target.strip_prefix(dir),
+        target.strip_prefix(root),
+        dir.strip_prefix(root),
+    ) else {
+        return Inside::No;
     };
-    let mut names = below.components().map(|part| part.as_os_str());
-    let first = names.next();
-    first.is_some()
-        && !first
-            .into_iter()
-            .chain(names)
-            .any(|name| PROTECTED_NAMES.map(OsStr::new).contains(&name))
+    if below.as_os_str().is_empty() {
+        return Inside::No;
+    }
+    let names: Vec<&OsStr> = from_root.components().map(Component::as_os_str).collect();
+    let grant_depth = grant_in_root.components().count();
+    match protected::find(&names, grant_depth, &opts.unprotected) {
+        Some(entry) => Inside::Protected(entry),
+        None => Inside::Yes,
+    }
 }
 
 fn describe_grants(opts: &Options) -> String {
@@ -327,6 +413,7 @@ pub(crate) const FALLBACK_DENY_LINE: &str = "{\"hookSpecificOutput\":{\"hookEven
 #[allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     fn opts() -> Options {
         Options::new(
@@ -334,6 +421,7 @@ mod tests {
             vec!["AUDIT.md".into()],
             vec!["tmp/audit".into()],
             vec!["Read".into()],
+            vec![],
         )
         .unwrap()
     }
@@ -418,6 +506,7 @@ mod tests {
             vec![],
             vec![".".into()],
             vec![],
+            vec![],
         )
         .unwrap();
         assert_eq!(
@@ -445,14 +534,15 @@ mod tests {
         fs::create_dir(root.join("r")).unwrap();
         fs::create_dir(root.join("other")).unwrap();
         let with_dir = |entry: &str| {
-            Options::new(Some("r".into()), vec![], vec![entry.into()], vec![]).unwrap()
+            Options::new(Some("r".into()), vec![], vec![entry.into()], vec![], vec![]).unwrap()
         };
         let input = call(&root, "Write", "other/x");
         let why = reason(decide(&input, &with_dir("../other")));
         assert!(why.contains("outside the root"), "{why}");
         let why = reason(decide(&input, &with_dir("..")));
         assert!(why.contains("unusable"), "{why}");
-        let o = Options::new(Some("r".into()), vec!["../other/x".into()], vec![], vec![]).unwrap();
+        let o = Options::new(Some("r".into()), vec!["../other/x".into()], vec![], vec![], vec![])
+            .unwrap();
         let why = reason(decide(&input, &o));
         assert!(why.contains("outside the root"), "{why}");
     }
@@ -461,5 +551,133 @@ mod tests {
     fn ambiguous_targets_are_refused() {
         let input = br#"{"tool_name":"Write","tool_input":{"file_path":"/a/AUDIT.md","path":"/a/src/x"},"cwd":"/a"}"#;
         assert!(reason(decide(input, &opts())).contains("two different paths"));
+    }
+}
+
+#[cfg(all(test, unix))]
+#[allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
+mod hardening_tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn call(cwd: &Path, path: &str) -> Vec<u8> {
+        serde_json::to_vec(&serde_json::json!({
+            "tool_name": "Write",
+            "tool_input": {"file_path": path, "content": "x"},
+            "cwd": cwd,
+        }))
+        .unwrap()
+    }
+
+    fn with(root: &Path, files: &[&str], dirs: &[&str]) -> Options {
+        let strings = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect();
+        let mut opts = Options::new(
+            Some(root.display().to_string()),
+            strings(files),
+            strings(dirs),
+            vec![],
+            vec![],
+        )
+        .unwrap();
+        opts.home = None;
+        opts
+    }
+
+    fn denied_because(decision: Decision, needle: &str) {
+        match decision {
+            Decision::Deny(reason) => assert!(reason.contains(needle), "{reason}"),
+            Decision::Allow => panic!("allowed, expected a deny for {needle:?}"),
+        }
+    }
+
+    #[test]
+    fn text_the_client_rewrites_is_denied() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(dir.path()).unwrap();
+        let o = with(&root, &["AUDIT.md"], &["."]);
+        assert_eq!(decide(&call(&root, "AUDIT.md"), &o), Decision::Allow);
+        for (path, needle) in [
+            (" AUDIT.md", "starts with white space (U+0020)"),
+            ("\u{a0}AUDIT.md", "U+00A0"),
+            ("AUDIT.md\u{feff}", "ends with white space (U+FEFF)"),
+            ("\u{3000}x.md", "U+3000"),
+            ("~/.config/autostart/x.desktop", "starts with `~`"),
+            ("cafe\u{301}.md", "NFC"),
+        ] {
+            denied_because(decide(&call(&root, path), &o), needle);
+        }
+    }
+
+    #[test]
+    fn dotdot_after_a_symlinked_directory_is_denied() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(dir.path()).unwrap();
+        // root/docs -> root/sub/inner: physically docs/../../AUDIT.md is root/AUDIT.md, the
+        // allowed file; Claude Code resolves it lexically to base/AUDIT.md, outside the root.
+        let root = base.join("repo");
+        fs::create_dir_all(root.join("sub/inner")).unwrap();
+        symlink(root.join("sub/inner"), root.join("docs")).unwrap();
+        let o = with(&root, &["AUDIT.md"], &["sub"]);
+        assert_eq!(decide(&call(&root, "AUDIT.md"), &o), Decision::Allow);
+        denied_because(
+            decide(&call(&root, "docs/../../AUDIT.md"), &o),
+            "resolves the path lexically",
+        );
+        // `..` that means the same both ways still passes.
+        assert_eq!(
+            decide(&call(&root, "sub/inner/../x.md"), &o),
+            Decision::Allow
+        );
+    }
+
+    #[test]
+    fn protected_names_in_any_case_are_kept_out_of_dir_grants() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(dir.path()).unwrap();
+        let o = with(&root, &[".vscode/ok.json"], &["."]);
+        for path in [
+            ".CLAUDE/settings.json",
+            ".Git/hooks/pre-commit",
+            ".git./config",
+            ".git /config",
+            "sub/CLAUDE.md",
+            ".mcp.json",
+            ".envrc",
+            ".husky/pre-commit",
+            ".GitHub/workflows/ci.yml",
+            ".vscode/tasks.json",
+        ] {
+            denied_because(decide(&call(&root, path), &o), "--allow-dir grant never reaches");
+        }
+        // An explicit --allow still reaches a protected place.
+        assert_eq!(decide(&call(&root, ".vscode/ok.json"), &o), Decision::Allow);
+        // And --unprotect lifts a relaxable entry.
+        let mut lifted = with(&root, &[], &["."]);
+        lifted.unprotected = vec![protected::entry(".vscode").unwrap()];
+        assert_eq!(decide(&call(&root, ".vscode/tasks.json"), &lifted), Decision::Allow);
+        denied_because(decide(&call(&root, ".git/config"), &lifted), ".git");
+    }
+
+    #[test]
+    fn the_root_search_stops_below_home() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = fs::canonicalize(dir.path()).unwrap();
+        fs::create_dir(home.join(".git")).unwrap();
+        fs::create_dir_all(home.join("project/src")).unwrap();
+        let mut o = Options::new(None, vec![], vec![".".into()], vec![], vec![]).unwrap();
+        o.home = Some(home.clone());
+        // The dotfiles `.git` in home is not a root: the cwd is.
+        let cwd = home.join("project/src");
+        assert_eq!(decide(&call(&cwd, "x.rs"), &o), Decision::Allow);
+        denied_because(decide(&call(&cwd, "../../.bashrc"), &o), "neither");
+        // Home itself, and anything holding it, is refused as a root.
+        denied_because(decide(&call(&home, "x"), &o), "holds the home directory");
+        let mut above = o.clone();
+        above.root = home.parent().map(Path::to_path_buf);
+        denied_because(decide(&call(&cwd, "x.rs"), &above), "holds the home directory");
+        let mut slash = o.clone();
+        slash.root = Some(PathBuf::from("/"));
+        slash.home = None;
+        denied_because(decide(&call(&cwd, "x.rs"), &slash), "whole file system");
     }
 }

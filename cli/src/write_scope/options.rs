@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use super::protected::{self, Protected};
+
 /// Tools that write files: each call is checked against the allowed paths, never let through by
 /// name.
 pub(crate) const WRITE_TOOLS: [&str; 4] = ["Write", "Edit", "MultiEdit", "NotebookEdit"];
@@ -17,6 +19,10 @@ pub(crate) struct Options {
     pub(crate) allow_dirs: Vec<String>,
     /// `--allow-tool`: tool names let through unchecked.
     pub(crate) allow_tools: Vec<String>,
+    /// `--unprotect`: protected entries an `--allow-dir` grant may reach after all.
+    pub(crate) unprotected: Vec<&'static Protected>,
+    /// `$HOME`, which the root search never climbs to; `None` when unset.
+    pub(crate) home: Option<PathBuf>,
 }
 
 impl Options {
@@ -27,6 +33,7 @@ impl Options {
         allow_files: Vec<String>,
         allow_dirs: Vec<String>,
         allow_tools: Vec<String>,
+        unprotect: Vec<String>,
     ) -> Result<Self, String> {
         if let Some(root) = &root {
             check_value("--root", root)?;
@@ -49,11 +56,37 @@ impl Options {
                 ));
             }
         }
+        let mut unprotected = Vec::with_capacity(unprotect.len());
+        for name in &unprotect {
+            check_value("--unprotect", name)?;
+            let entry = protected::entry(name).ok_or_else(|| {
+                let names: Vec<&str> = protected::PROTECTED
+                    .iter()
+                    .filter(|entry| entry.relaxable)
+                    .map(|entry| entry.path)
+                    .collect();
+                format!(
+                    "--unprotect {name:?} is not a protected entry (one of: {})",
+                    names.join(", ")
+                )
+            })?;
+            if !entry.relaxable {
+                return Err(format!(
+                    "--unprotect {name:?}: {} stays protected ({}); name a file there with --allow",
+                    entry.path, entry.why
+                ));
+            }
+            unprotected.push(entry);
+        }
         Ok(Self {
             root: root.map(PathBuf::from),
             allow_files,
             allow_dirs,
             allow_tools,
+            unprotected,
+            home: std::env::var_os("HOME")
+                .filter(|home| !home.is_empty())
+                .map(PathBuf::from),
         })
     }
 
@@ -96,8 +129,10 @@ mod tests {
             strings(&["AUDIT.md"]),
             strings(&["tmp/audit/", "."]),
             strings(&["Read"]),
+            strings(&[".vscode", "CLAUDE.MD"]),
         )
         .unwrap();
+        assert_eq!(opts.unprotected.len(), 2);
         assert!(opts.allows_tool("Read"));
         assert!(!opts.allows_tool("read"));
     }
@@ -105,14 +140,18 @@ mod tests {
     #[test]
     fn refuses_ambiguous_values() {
         let none = Vec::new;
-        assert!(Options::new(Some(String::new()), none(), none(), none()).is_err());
-        assert!(Options::new(None, strings(&[""]), none(), none()).is_err());
-        assert!(Options::new(None, strings(&["dir/"]), none(), none()).is_err());
-        assert!(Options::new(None, strings(&["a/.."]), none(), none()).is_err());
-        assert!(Options::new(None, none(), strings(&[""]), none()).is_err());
-        assert!(Options::new(None, none(), strings(&["a\u{1b}b"]), none()).is_err());
-        assert!(Options::new(None, none(), none(), strings(&["Write"])).is_err());
-        assert!(Options::new(None, none(), none(), strings(&["NotebookEdit"])).is_err());
+        assert!(Options::new(Some(String::new()), none(), none(), none(), none()).is_err());
+        assert!(Options::new(None, strings(&[""]), none(), none(), none()).is_err());
+        assert!(Options::new(None, strings(&["dir/"]), none(), none(), none()).is_err());
+        assert!(Options::new(None, strings(&["a/.."]), none(), none(), none()).is_err());
+        assert!(Options::new(None, none(), strings(&[""]), none(), none()).is_err());
+        assert!(Options::new(None, none(), strings(&["a\u{1b}b"]), none(), none()).is_err());
+        assert!(Options::new(None, none(), none(), strings(&["Write"]), none()).is_err());
+        assert!(Options::new(None, none(), none(), strings(&["NotebookEdit"]), none()).is_err());
+        // Only listed entries, and never `.git` or `.claude`.
+        for name in ["nope", ".git", ".Claude", ""] {
+            assert!(Options::new(None, none(), none(), none(), strings(&[name])).is_err(), "{name}");
+        }
     }
 
     #[test]
