@@ -167,6 +167,12 @@ pub(crate) fn run(args: &WriteScopeArgs) -> ExitCode {
 }
 
 fn hook_decision(args: &WriteScopeArgs) -> Decision {
+    // Debug builds only: lets the tests prove that a panic ends in a deny.
+    #[cfg(debug_assertions)]
+    #[allow(clippy::panic)]
+    if std::env::var_os("AIRLOCK_WRITE_SCOPE_TEST_PANIC").is_some() {
+        panic!("AIRLOCK_WRITE_SCOPE_TEST_PANIC is set");
+    }
     match args.options() {
         Err(why) => Decision::Deny(format!("airlock write-scope: bad configuration: {why}")),
         Ok(opts) => match read_input() {

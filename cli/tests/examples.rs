@@ -106,6 +106,7 @@ fn settings_write_scope_hook_allows_the_report_and_denies_the_rest() {
             Command::new("sh")
                 .arg("-c")
                 .arg(&command)
+                .env("CLAUDE_PROJECT_DIR", &root)
                 .current_dir(&root),
             json.to_string().as_bytes(),
         )
@@ -128,7 +129,8 @@ fn settings_write_scope_hook_allows_the_report_and_denies_the_rest() {
         ("Bash", serde_json::json!({"command": "rm -rf src"})),
     ] {
         let denied = call(tool, input);
-        assert_eq!(denied.status.code(), Some(0));
+        // Denied twice over: the JSON line, and exit 2 for a client that reads only the code.
+        assert_eq!(denied.status.code(), Some(2));
         let line: serde_json::Value = serde_json::from_slice(&denied.stdout).unwrap();
         assert_eq!(line["hookSpecificOutput"]["permissionDecision"], "deny");
     }

@@ -550,3 +550,224 @@ fn print_config_reproduces_the_flags() {
     assert_eq!(refused.status.code(), Some(2));
     assert!(refused.stdout.is_empty());
 }
+
+/// The allowed call most failure tests send: without the failure it would pass.
+fn allowed_call(fixture: &Fixture) -> Vec<u8> {
+    call(
+        "Write",
+        "file_path",
+        &fixture.expand("{ROOT}/AUDIT.md"),
+        &fixture.expand("{ROOT}"),
+    )
+}
+
+fn default_flags(fixture: &Fixture) -> Vec<String> {
+    flags_of(fixture, None)
+}
+
+fn assert_denied(output: &Output, needle: &str) {
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let reason = deny_reason(&output.stdout).unwrap_or_else(|e| panic!("{e}: {output:?}"));
+    assert!(reason.contains(needle), "{reason}");
+}
+
+#[test]
+fn stalled_stdin_is_denied_at_the_deadline() {
+    let fixture = Fixture::new();
+    let mut child = Command::new(AIRLOCK)
+        .args(["hook", "write-scope"])
+        .args(default_flags(&fixture))
+        .env("AIRLOCK_WRITE_SCOPE_DEADLINE_MS", "300")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Half a call, and the pipe held open: the guard can never finish reading.
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, b"{\"tool_name\":\"Write\",").unwrap();
+    let output = child.wait_with_output().unwrap();
+    drop(stdin);
+    assert_denied(&output, "no decision within 300 ms");
+}
+
+#[test]
+fn the_deadline_cannot_be_lengthened() {
+    let fixture = Fixture::new();
+    // A huge value is capped at the built-in deadline; the call still gets its answer.
+    let output = common::output_of(
+        Command::new(AIRLOCK)
+            .args(["hook", "write-scope"])
+            .args(default_flags(&fixture))
+            .env("AIRLOCK_WRITE_SCOPE_DEADLINE_MS", "99999999"),
+        &allowed_call(&fixture),
+    );
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+}
+
+#[test]
+fn unreadable_stdin_is_denied() {
+    let fixture = Fixture::new();
+    let output = Command::new(AIRLOCK)
+        .args(["hook", "write-scope"])
+        .args(default_flags(&fixture))
+        .stdin(fs::File::open(&fixture.root).unwrap())
+        .output()
+        .unwrap();
+    assert_denied(&output, "cannot read stdin");
+}
+
+#[test]
+fn a_panic_is_denied() {
+    let fixture = Fixture::new();
+    let output = common::output_of(
+        Command::new(AIRLOCK)
+            .args(["hook", "write-scope"])
+            .args(default_flags(&fixture))
+            .env("AIRLOCK_WRITE_SCOPE_TEST_PANIC", "1"),
+        &allowed_call(&fixture),
+    );
+    assert_denied(&output, "internal error");
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("panicked"));
+}
+
+/// Runs the hook under `sh -c` with a shell limit applied first (`ulimit …`).
+fn run_limited(limit: &str, fixture: &Fixture, stdin: &[u8]) -> Output {
+    let mut script = format!("{limit}; exec \"$0\" hook write-scope");
+    for flag in default_flags(fixture) {
+        script.push_str(&format!(" '{flag}'"));
+    }
+    common::output_of(Command::new("sh").arg("-c").arg(script).arg(AIRLOCK), stdin)
+}
+
+#[test]
+fn few_file_descriptors_still_decide() {
+    let fixture = Fixture::new();
+    // One descriptor beyond stdin, stdout and stderr (the loader needs it): any file the guard needed to open would fail, and a
+    // failure must be a deny, never a crash or an allow of what should be denied.
+    let denied = call(
+        "Write",
+        "file_path",
+        &fixture.expand("{ROOT}/src/x.ts"),
+        &fixture.expand("{ROOT}"),
+    );
+    let output = run_limited("ulimit -n 4", &fixture, &denied);
+    assert_denied(&output, "");
+    let output = run_limited("ulimit -n 4", &fixture, &allowed_call(&fixture));
+    assert!(matches!(output.status.code(), Some(0 | 2)), "{output:?}");
+}
+
+/// 8 MiB of tool input made of tiny JSON values: a generic JSON tree of it needs hundreds of
+/// MiB; the guard skips what it does not read.
+fn dense_call(fixture: &Fixture, tool: &str) -> Vec<u8> {
+    let head = format!(
+        "{{\"tool_name\":\"{tool}\",\"cwd\":\"{}\",\"tool_input\":{{\"file_path\":\"AUDIT.md\",\"edits\":[",
+        fixture.root.display()
+    );
+    let tail = "0]}}";
+    let mut input = head.into_bytes();
+    while input.len() + tail.len() + 2 <= MAX_INPUT {
+        input.extend_from_slice(b"0,");
+    }
+    input.extend_from_slice(tail.as_bytes());
+    input
+}
+
+#[test]
+fn memory_stays_bounded_under_an_address_space_limit() {
+    let fixture = Fixture::new();
+    // 96 MiB of address space in all: the binary, its stacks, the 8 MiB input and the rest.
+    let limit = "ulimit -v 98304";
+    let output = run_limited(limit, &fixture, &dense_call(&fixture, "Write"));
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let output = run_limited(limit, &fixture, &dense_call(&fixture, "Bash"));
+    assert_denied(&output, "\"Bash\" is not allowed");
+}
+
+#[test]
+fn printed_command_turns_a_crash_into_a_block() {
+    let fixture = Fixture::new();
+    let output = Command::new(AIRLOCK)
+        .args([
+            "hook",
+            "write-scope",
+            "--print-config",
+            "--allow",
+            "AUDIT.md",
+        ])
+        .output()
+        .unwrap();
+    let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let command = value["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        command.contains("--root \"$CLAUDE_PROJECT_DIR\""),
+        "{command}"
+    );
+    let bin_dir = tempfile::tempdir().unwrap();
+    let run = |bin: &Path| {
+        let path = format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        common::output_of(
+            Command::new("sh")
+                .arg("-c")
+                .arg(&command)
+                .env("PATH", path)
+                .env("CLAUDE_PROJECT_DIR", &fixture.root)
+                .current_dir(&fixture.root),
+            &allowed_call(&fixture),
+        )
+    };
+    // The real binary: the allowed call passes, under the project dir Claude Code exports.
+    symlink(AIRLOCK, bin_dir.path().join("airlock")).unwrap();
+    assert_eq!(run(bin_dir.path()).status.code(), Some(0));
+    // A binary that dies of a signal: the shell's `|| exit 2` blocks.
+    let crash_dir = tempfile::tempdir().unwrap();
+    let fake = crash_dir.path().join("airlock");
+    fs::write(&fake, "#!/bin/sh\nkill -SEGV $$\n").unwrap();
+    std::os::unix::fs::PermissionsExt::set_mode(
+        &mut fs::metadata(&fake).unwrap().permissions(),
+        0o755,
+    );
+    fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    assert_eq!(run(crash_dir.path()).status.code(), Some(2));
+    // CLAUDE_PROJECT_DIR unset: `--root ""`, which denies.
+    let unset = common::output_of(
+        Command::new("sh")
+            .arg("-c")
+            .arg(&command)
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .env(
+                "PATH",
+                format!("{}:/usr/bin:/bin", bin_dir.path().display()),
+            ),
+        &allowed_call(&fixture),
+    );
+    assert_denied(&unset, "--root has an empty value");
+}
+
+#[test]
+fn a_home_dotfiles_repository_is_not_the_root() {
+    let home_dir = tempfile::tempdir().unwrap();
+    let home = fs::canonicalize(home_dir.path()).unwrap();
+    fs::create_dir_all(home.join(".git")).unwrap();
+    fs::create_dir_all(home.join("work")).unwrap();
+    let hook = |cwd: &Path, path: &str| {
+        common::output_of(
+            Command::new(AIRLOCK)
+                .args(["hook", "write-scope", "--allow-dir", "."])
+                .env("HOME", &home),
+            &call("Write", "file_path", path, cwd.to_str().unwrap()),
+        )
+    };
+    // From home/work the root is home/work (the search stops below home), not all of home.
+    assert_eq!(hook(&home.join("work"), "notes.md").status.code(), Some(0));
+    assert_denied(&hook(&home.join("work"), "../.bashrc"), "neither");
+    // From home itself there is no acceptable root.
+    assert_denied(&hook(&home, ".bashrc"), "holds the home directory");
+}

@@ -241,7 +241,8 @@ mod tests {
 
     #[test]
     fn duplicate_keys_keep_the_last_value() {
-        let got = call(r#"{"tool_name":"Read","tool_name":"Write","tool_input":{"path":1,"path":"p"}}"#);
+        let got =
+            call(r#"{"tool_name":"Read","tool_name":"Write","tool_input":{"path":1,"path":"p"}}"#);
         assert_eq!(got.tool_name, Some(Text::Str("Write".into())));
         let Some(ToolInput::Object(keys)) = got.tool_input else {
             panic!("no tool_input")

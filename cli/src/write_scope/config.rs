@@ -31,24 +31,23 @@ pub(crate) fn command_line(opts: &Options) -> String {
         "--root".into(),
         root,
     ];
-    let mut flag = |name: &str, value: &str| {
+    let flag = |words: &mut Vec<String>, name: &str, value: &str| {
         words.push(name.to_owned());
         words.push(shell_quote(value));
     };
     for file in &opts.allow_files {
-        flag("--allow", file);
+        flag(&mut words, "--allow", file);
     }
     for dir in &opts.allow_dirs {
-        flag("--allow-dir", dir);
+        flag(&mut words, "--allow-dir", dir);
     }
     for tool in &opts.allow_tools {
-        flag("--allow-tool", tool);
+        flag(&mut words, "--allow-tool", tool);
     }
     for entry in &opts.unprotected {
-        flag("--unprotect", entry.path);
+        flag(&mut words, "--unprotect", entry.path);
     }
     // A crash (signal, abort) is no objection to Claude Code; the shell turns it into exit 2.
-    drop(flag);
     words.push("||".into());
     words.push("exit".into());
     words.push("2".into());

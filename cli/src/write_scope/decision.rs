@@ -46,8 +46,7 @@ fn decide_inner(input: &[u8], opts: &Options) -> Result<(), String> {
     if text.trim().is_empty() {
         return Err("input is empty".into());
     }
-    let parsed =
-        call::parse(text).map_err(|error| format!("input is not valid JSON: {error}"))?;
+    let parsed = call::parse(text).map_err(|error| format!("input is not valid JSON: {error}"))?;
     let TopLevel::Object(call) = parsed else {
         return Err("input is not a JSON object".into());
     };
@@ -255,7 +254,10 @@ fn find_root(opts: &Options, cwd: Option<&Path>) -> Result<PathBuf, String> {
     let resolve = |path: &Path| {
         fs::canonicalize(path).map_err(|error| format!("cannot resolve the root {path:?}: {error}"))
     };
-    let home = opts.home.as_deref().and_then(|home| fs::canonicalize(home).ok());
+    let home = opts
+        .home
+        .as_deref()
+        .and_then(|home| fs::canonicalize(home).ok());
     let root = if let Some(root) = &opts.root {
         if root.is_absolute() {
             resolve(root)?
@@ -541,8 +543,14 @@ mod tests {
         assert!(why.contains("outside the root"), "{why}");
         let why = reason(decide(&input, &with_dir("..")));
         assert!(why.contains("unusable"), "{why}");
-        let o = Options::new(Some("r".into()), vec!["../other/x".into()], vec![], vec![], vec![])
-            .unwrap();
+        let o = Options::new(
+            Some("r".into()),
+            vec!["../other/x".into()],
+            vec![],
+            vec![],
+            vec![],
+        )
+        .unwrap();
         let why = reason(decide(&input, &o));
         assert!(why.contains("outside the root"), "{why}");
     }
@@ -647,14 +655,20 @@ mod hardening_tests {
             ".GitHub/workflows/ci.yml",
             ".vscode/tasks.json",
         ] {
-            denied_because(decide(&call(&root, path), &o), "--allow-dir grant never reaches");
+            denied_because(
+                decide(&call(&root, path), &o),
+                "--allow-dir grant never reaches",
+            );
         }
         // An explicit --allow still reaches a protected place.
         assert_eq!(decide(&call(&root, ".vscode/ok.json"), &o), Decision::Allow);
         // And --unprotect lifts a relaxable entry.
         let mut lifted = with(&root, &[], &["."]);
         lifted.unprotected = vec![protected::entry(".vscode").unwrap()];
-        assert_eq!(decide(&call(&root, ".vscode/tasks.json"), &lifted), Decision::Allow);
+        assert_eq!(
+            decide(&call(&root, ".vscode/tasks.json"), &lifted),
+            Decision::Allow
+        );
         denied_because(decide(&call(&root, ".git/config"), &lifted), ".git");
     }
 
@@ -674,7 +688,10 @@ mod hardening_tests {
         denied_because(decide(&call(&home, "x"), &o), "holds the home directory");
         let mut above = o.clone();
         above.root = home.parent().map(Path::to_path_buf);
-        denied_because(decide(&call(&cwd, "x.rs"), &above), "holds the home directory");
+        denied_because(
+            decide(&call(&cwd, "x.rs"), &above),
+            "holds the home directory",
+        );
         let mut slash = o.clone();
         slash.root = Some(PathBuf::from("/"));
         slash.home = None;

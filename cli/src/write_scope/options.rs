@@ -150,7 +150,10 @@ mod tests {
         assert!(Options::new(None, none(), none(), strings(&["NotebookEdit"]), none()).is_err());
         // Only listed entries, and never `.git` or `.claude`.
         for name in ["nope", ".git", ".Claude", ""] {
-            assert!(Options::new(None, none(), none(), none(), strings(&[name])).is_err(), "{name}");
+            assert!(
+                Options::new(None, none(), none(), none(), strings(&[name])).is_err(),
+                "{name}"
+            );
         }
     }
 

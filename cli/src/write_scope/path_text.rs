@@ -14,21 +14,14 @@ use unicode_normalization::is_nfc;
 pub(crate) fn is_js_trimmed(c: char) -> bool {
     matches!(
         c,
-        '\u{9}'
-            | '\u{a}'
-            | '\u{b}'
-            | '\u{c}'
-            | '\u{d}'
-            | ' '
-            | '\u{a0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200a}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202f}'
-            | '\u{205f}'
-            | '\u{3000}'
-            | '\u{feff}'
+        '\u{9}' | '\u{a}' | '\u{b}' | '\u{c}' | '\u{d}' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202f}'
+                | '\u{205f}'
+                | '\u{3000}'
+                | '\u{feff}'
     )
 }
 
@@ -49,7 +42,9 @@ pub(crate) fn client_rewrite(text: &str) -> Option<String> {
         ));
     }
     if first == Some('~') {
-        return Some("the path starts with `~`, which Claude Code expands to a home directory".into());
+        return Some(
+            "the path starts with `~`, which Claude Code expands to a home directory".into(),
+        );
     }
     if !is_nfc(text) {
         return Some(
@@ -116,7 +111,14 @@ mod tests {
         ] {
             assert!(client_rewrite(text).is_some(), "{text:?}");
         }
-        for text in ["AUDIT.md", "/r/a b/c.md", "caf\u{e9}.md", "a~/b", "/r/~x", "x\u{200b}"] {
+        for text in [
+            "AUDIT.md",
+            "/r/a b/c.md",
+            "caf\u{e9}.md",
+            "a~/b",
+            "/r/~x",
+            "x\u{200b}",
+        ] {
             assert_eq!(client_rewrite(text), None, "{text:?}");
         }
     }

@@ -149,10 +149,10 @@ fn short_name_of(name: &str, wanted: &str) -> bool {
 /// The first protected entry some run of `names` (from `first_checked` on) matches: a match
 /// must end at or after `first_checked`, so that an entry is found when its last name lies
 /// below the grant even if the grant itself sits inside it.
-pub(crate) fn find<'a>(
+pub(crate) fn find(
     names: &[&OsStr],
     first_checked: usize,
-    unprotected: &[&'a Protected],
+    unprotected: &[&Protected],
 ) -> Option<&'static Protected> {
     let folded: Vec<String> = names.iter().map(|name| fold(name)).collect();
     PROTECTED
@@ -207,7 +207,10 @@ mod tests {
         }
         assert_eq!(hit("docs/CLAUDE.md", 0), Some("CLAUDE.md"));
         assert_eq!(hit("claude.MD.", 0), Some("CLAUDE.md"));
-        assert_eq!(hit(".GitHub/Workflows/ci.yml", 0), Some(".github/workflows"));
+        assert_eq!(
+            hit(".GitHub/Workflows/ci.yml", 0),
+            Some(".github/workflows")
+        );
         assert_eq!(hit(".vscode/tasks.json", 0), Some(".vscode"));
         assert_eq!(hit(".mcp.json", 0), Some(".mcp.json"));
     }
@@ -231,7 +234,10 @@ mod tests {
     #[test]
     fn only_matches_ending_below_the_grant_count() {
         // Grant `.github`: `workflows/ci.yml` below it still completes `.github/workflows`.
-        assert_eq!(hit(".github/workflows/ci.yml", 1), Some(".github/workflows"));
+        assert_eq!(
+            hit(".github/workflows/ci.yml", 1),
+            Some(".github/workflows")
+        );
         // Grant `.claude/agents`, named on purpose: what is below it is not protected.
         assert_eq!(hit(".claude/agents/x.md", 2), None);
     }
