@@ -104,7 +104,9 @@ enum airlock_status
     AIRLOCK_STATUS_INVALID_FIELD = 5,
     /**
      * An argument is out of its domain: an unknown shape, a length above
-     * `PTRDIFF_MAX`, an output buffer overlapping an input.
+     * `PTRDIFF_MAX`, an output buffer overlapping an input, an out pointer
+     * (`out_len`, `msg_len`, `err_offset`, a result struct) inside an output buffer
+     * or an input.
      */
     AIRLOCK_STATUS_INVALID_ARG = 6,
     /**

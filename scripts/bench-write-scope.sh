@@ -17,19 +17,24 @@ fi
 
 tree=$(mktemp -d)
 trap 'rm -rf "$tree"' EXIT
-mkdir -p "$tree/.git" "$tree/src" "$tree/tmp/audit"
+mkdir -p "$tree/.git" "$tree/src" "$tree/tmp/audit/sub"
 echo audit >"$tree/AUDIT.md"
+ln -s tmp/audit/sub "$tree/docs"
 
 call() { # tool path
     printf '{"hook_event_name":"PreToolUse","tool_name":"%s","tool_input":{"file_path":"%s","content":"x"},"cwd":"%s"}' \
         "$1" "$2" "$tree"
 }
 
-bench() { # label input
+bench() { # label input [flags...]
     local label=$1 input=$2 start end i
+    shift 2
+    local flags=("$@")
+    [[ ${#flags[@]} -gt 0 ]] || flags=(--allow AUDIT.md --allow-dir tmp/audit)
     start=$(date +%s%N)
     for ((i = 0; i < calls; i++)); do
-        "$bin" hook write-scope --allow AUDIT.md --allow-dir tmp/audit <<<"$input" >/dev/null
+        # A deny exits 2 by design; the loop only times it.
+        "$bin" hook write-scope "${flags[@]}" <<<"$input" >/dev/null 2>&1 || true
     done
     end=$(date +%s%N)
     local per_call_us=$(((end - start) / calls / 1000))
@@ -48,3 +53,8 @@ bench "allow: existing allowed file" "$(call Write "$tree/AUDIT.md")"
 bench "allow: new file in new subdirs" "$(call Write "$tree/tmp/audit/a/b/c.md")"
 bench "deny: source file" "$(call Write "$tree/src/x.ts")"
 bench "deny: Bash" "$(call Bash "$tree/src/x.ts")"
+bench "allow: \`..\` (lexical check too)" "$(call Write "$tree/tmp/audit/sub/../x.md")"
+bench "deny: \`..\` after a symlink" "$(call Write "$tree/docs/../../AUDIT.md")"
+bench "deny: leading NBSP" "$(call Write $'\u00a0'"$tree/AUDIT.md")"
+bench "allow-dir .: protected-name scan" "$(call Write "$tree/src/deep/er/x.ts")" --allow-dir .
+bench "deny: .GIT/hooks under allow-dir ." "$(call Write "$tree/.GIT/hooks/pre-commit")" --allow-dir .

@@ -29,10 +29,10 @@ pub(crate) use options::Options;
 use decision::{FALLBACK_DENY_LINE, MAX_INPUT_BYTES, deny_line};
 
 /// The guard's own deadline. Claude Code lets a hook run for its `timeout` (the printed config
-/// says 10 s; the default is 600 s) and then goes ahead with the call, so the guard must answer
+/// says 30 s; the default is 600 s) and then goes ahead with the call, so the guard must answer
 /// well before: a call takes about a millisecond, and anything still running after this is stuck
 /// (a stdin that never ends, a hung file system) and is denied.
-const DEADLINE: Duration = Duration::from_secs(3);
+const DEADLINE: Duration = Duration::from_secs(5);
 
 /// Environment variable that can shorten (never lengthen) the deadline, in milliseconds; for
 /// tests that check a stall ends in a deny.

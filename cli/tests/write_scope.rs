@@ -516,7 +516,7 @@ fn print_config_reproduces_the_flags() {
     let group = &value["hooks"]["PreToolUse"][0];
     assert_eq!(group["matcher"], "*");
     assert_eq!(group["hooks"][0]["type"], "command");
-    assert_eq!(group["hooks"][0]["timeout"], 10);
+    assert_eq!(group["hooks"][0]["timeout"], 30);
     assert_eq!(group["hooks"][0]["onFailure"], "block");
     assert_eq!(
         group["hooks"][0]["command"],

@@ -86,6 +86,11 @@ pub(crate) unsafe fn message<'a>(
 }
 
 impl Message<'_> {
+    /// The message buffer, for overlap checks.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        self.buf
+    }
+
     /// Reports `message`: its length in `*msg_len` (when not NULL), and its bytes in
     /// `msg` when they all fit. Returns `status`, so a rejecting export ends with
     /// `Ok(msg.report(&rejection, REJECTED))`.
@@ -141,6 +146,33 @@ impl Write for SliceWriter<'_> {
         self.len = end;
         Ok(())
     }
+}
+
+/// The bytes an out pointer (`out_len`, `msg_len`, `err_offset`, a result struct)
+/// writes, as a start address and a size; `None` for NULL, which writes nothing.
+pub(crate) fn target_of<T>(ptr: *mut T) -> Option<(usize, usize)> {
+    (!ptr.is_null()).then(|| (ptr.addr(), core::mem::size_of::<T>()))
+}
+
+/// `INVALID_ARG` when an out pointer's target overlaps any of `buffers` (the call's
+/// output buffers and inputs). Written through, it would corrupt an output the call
+/// reports as complete, or change an input while the call reads it; so the call is
+/// refused before anything is written.
+pub(crate) fn pointers_outside(
+    targets: &[Option<(usize, usize)>],
+    buffers: &[&[u8]],
+) -> Result<(), airlock_status> {
+    let overlaps = targets.iter().flatten().any(|&(start, size)| {
+        let end = start.saturating_add(size);
+        buffers.iter().any(|b| {
+            let b_start = b.as_ptr().addr();
+            !b.is_empty() && b_start < end && start < b_start.saturating_add(b.len())
+        })
+    });
+    if overlaps {
+        return Err(airlock_status::InvalidArg);
+    }
+    Ok(())
 }
 
 /// Writes `value` through `ptr` unless it is NULL.
@@ -223,6 +255,28 @@ mod tests {
         // SAFETY: the call must refuse before building the slice.
         let r = unsafe { output(p, 8, &[inp]) };
         assert!(matches!(r, Err(airlock_status::InvalidArg)));
+    }
+
+    #[test]
+    fn out_pointers_must_lie_outside_the_buffers() {
+        let buf = [0u8; 32];
+        let inside = buf.as_ptr().wrapping_add(8).cast_mut().cast::<usize>();
+        let straddling = buf.as_ptr().wrapping_add(28).cast_mut().cast::<usize>();
+        let mut elsewhere = 0usize;
+        let outside: *mut usize = &mut elsewhere;
+        let refused = Err(airlock_status::InvalidArg);
+        assert_eq!(pointers_outside(&[target_of(inside)], &[&buf]), refused);
+        assert_eq!(pointers_outside(&[target_of(straddling)], &[&buf]), refused);
+        assert_eq!(pointers_outside(&[target_of(outside)], &[&buf]), Ok(()));
+        let null: *mut usize = core::ptr::null_mut();
+        assert_eq!(pointers_outside(&[target_of(null)], &[&buf]), Ok(()));
+        // Just past the end, or an empty buffer, is no overlap.
+        let after = buf.as_ptr().wrapping_add(32).cast_mut().cast::<usize>();
+        assert_eq!(pointers_outside(&[target_of(after)], &[&buf]), Ok(()));
+        assert_eq!(
+            pointers_outside(&[target_of(inside)], &[&buf[8..8]]),
+            Ok(())
+        );
     }
 
     #[test]

@@ -117,6 +117,7 @@ pub unsafe extern "C" fn airlock_check_machine_token(
         check_null!(input value, value_len);
         check_null!(input field, field_len);
         check_null!(message msg, msg_cap, msg_len, disjoint[value, field]);
+        check_null!(pointers [msg_len, err_offset] outside [msg.bytes(), value, field]);
         let shape = airlock_shape::from_u32(shape).ok_or(airlock_status::InvalidArg)?;
         // SAFETY: `err_offset` is NULL or writable, by this function's contract.
         let value = unsafe { buf::utf8(value, err_offset) }?;
@@ -148,6 +149,7 @@ pub unsafe extern "C" fn airlock_check_no_control(
         check_null!(input value, value_len);
         check_null!(input field, field_len);
         check_null!(message msg, msg_cap, msg_len, disjoint[value, field]);
+        check_null!(pointers [msg_len, err_offset] outside [msg.bytes(), value, field]);
         // SAFETY: `err_offset` is NULL or writable, by this function's contract.
         let value = unsafe { buf::utf8(value, err_offset) }?;
         let field = buf::field(field)?;
@@ -175,6 +177,7 @@ pub unsafe extern "C" fn airlock_check_safe_description(
     ffi_boundary!({
         check_null!(input value, value_len);
         check_null!(message msg, msg_cap, msg_len, disjoint[value]);
+        check_null!(pointers [msg_len, err_offset] outside [msg.bytes(), value]);
         // SAFETY: `err_offset` is NULL or writable, by this function's contract.
         let value = unsafe { buf::utf8(value, err_offset) }?;
         Ok(verdict(check_safe_description(value), msg))
@@ -201,6 +204,7 @@ pub unsafe extern "C" fn airlock_check_safe_glob(
     ffi_boundary!({
         check_null!(input value, value_len);
         check_null!(message msg, msg_cap, msg_len, disjoint[value]);
+        check_null!(pointers [msg_len, err_offset] outside [msg.bytes(), value]);
         // SAFETY: `err_offset` is NULL or writable, by this function's contract.
         let value = unsafe { buf::utf8(value, err_offset) }?;
         Ok(verdict(check_safe_glob(value), msg))
@@ -231,6 +235,7 @@ pub unsafe extern "C" fn airlock_check_no_forgery(
         check_null!(input text, text_len);
         check_null!(input field, field_len);
         check_null!(message msg, msg_cap, msg_len, disjoint[text, field]);
+        check_null!(pointers [msg_len, err_offset] outside [msg.bytes(), text, field]);
         // SAFETY: `err_offset` is NULL or writable, by this function's contract.
         let text = unsafe { buf::utf8(text, err_offset) }?;
         let field = buf::field(field)?;
@@ -271,6 +276,7 @@ pub unsafe extern "C" fn airlock_check_message_ids(
     ffi_boundary!({
         check_null!(input value, value_len);
         check_null!(message msg, msg_cap, msg_len, disjoint[value]);
+        check_null!(pointers [msg_len, err_offset] outside [msg.bytes(), value]);
         // SAFETY: `err_offset` is NULL or writable, by this function's contract.
         let value = unsafe { buf::utf8(value, err_offset) }?;
         Ok(

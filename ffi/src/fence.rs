@@ -39,6 +39,7 @@ pub unsafe extern "C" fn airlock_fence_token(
         check_null!(out_ptr out_len);
         check_null!(input payload, payload_len);
         check_null!(output out, out_cap, disjoint[payload]);
+        check_null!(pointers [out_len, err_offset] outside [&*out, payload]);
         // SAFETY: `err_offset` is NULL or writable, by this function's contract.
         let payload = unsafe { buf::utf8(payload, err_offset) }?;
         let token = airlock_core::fence_token(payload.as_bytes());

@@ -188,6 +188,7 @@ pub unsafe extern "C" fn airlock_frontmatter_parse(
         check_null!(out_ptr summary);
         check_null!(input doc, doc_len);
         check_null!(message msg, msg_cap, msg_len, disjoint[doc]);
+        check_null!(pointers [summary, msg_len, err_offset] outside [msg.bytes(), doc]);
         // SAFETY: `err_offset` is NULL or writable, by this function's contract.
         let doc = unsafe { buf::utf8(doc, err_offset) }?;
         let fm = match frontmatter::parse(doc) {
@@ -234,6 +235,7 @@ pub unsafe extern "C" fn airlock_frontmatter_glob(
         check_null!(out_ptr start);
         check_null!(out_ptr len);
         check_null!(input doc, doc_len);
+        check_null!(pointers [start, len, err_offset] outside [doc]);
         // SAFETY: `err_offset` is NULL or writable, by this function's contract.
         let doc = unsafe { buf::utf8(doc, err_offset) }?;
         let glob = parsed(doc)?
@@ -274,6 +276,7 @@ pub unsafe extern "C" fn airlock_frontmatter_meta(
     ffi_boundary!({
         check_null!(out_ptr entry);
         check_null!(input doc, doc_len);
+        check_null!(pointers [entry, err_offset] outside [doc]);
         // SAFETY: `err_offset` is NULL or writable, by this function's contract.
         let doc = unsafe { buf::utf8(doc, err_offset) }?;
         let fm = parsed(doc)?;
@@ -511,6 +514,7 @@ pub unsafe extern "C" fn airlock_frontmatter_refusal_gate(
         let gate = airlock_gate::core(gate).ok_or(airlock_status::InvalidArg)?;
         check_null!(input doc, doc_len);
         check_null!(message msg, msg_cap, msg_len, disjoint[doc]);
+        check_null!(pointers [msg_len, err_offset] outside [msg.bytes(), doc]);
         // SAFETY: `err_offset` is NULL or writable, by this function's contract.
         let doc = unsafe { buf::utf8(doc, err_offset) }?;
         Ok(match frontmatter::refusal_reason_with(doc, gate) {

@@ -36,6 +36,9 @@ macro_rules! ffi_boundary {
 ///   slices is `INVALID_ARG`.
 /// * `check_null!(message msg, cap, len, disjoint [a, b])`: shadows `msg` with a
 ///   `buf::Message`, the optional message triple of a rejecting call.
+/// * `check_null!(pointers [out_len, err_offset] outside [out, msg, text])`: an out
+///   pointer whose target overlaps one of the listed byte slices (the call's outputs
+///   and inputs) is `INVALID_ARG`; NULL pointers are skipped.
 macro_rules! check_null {
     (out_ptr $p:ident) => {
         if $p.is_null() {
@@ -59,5 +62,11 @@ macro_rules! check_null {
             // SAFETY: as for an output buffer; `$len` is NULL or points to a
             // writable `size_t`.
             unsafe { $crate::buf::message($p, $cap, $len, &[$($other),*]) }?;
+    };
+    (pointers [$($p:ident),* $(,)?] outside [$($buf:expr),* $(,)?]) => {
+        $crate::buf::pointers_outside(
+            &[$($crate::buf::target_of($p)),*],
+            &[$($buf),*],
+        )?;
     };
 }

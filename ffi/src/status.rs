@@ -23,7 +23,9 @@ pub enum airlock_status {
     /// The field name is not UTF-8.
     InvalidField = 5,
     /// An argument is out of its domain: an unknown shape, a length above
-    /// `PTRDIFF_MAX`, an output buffer overlapping an input.
+    /// `PTRDIFF_MAX`, an output buffer overlapping an input, an out pointer
+    /// (`out_len`, `msg_len`, `err_offset`, a result struct) inside an output buffer
+    /// or an input.
     InvalidArg = 6,
     /// The frontmatter does not parse; the message is available through the call's
     /// message triple (`airlock_frontmatter_parse`).

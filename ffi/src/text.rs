@@ -35,6 +35,7 @@ pub unsafe extern "C" fn airlock_utf8_validate(
 ) -> airlock_status {
     ffi_boundary!({
         check_null!(input text, text_len);
+        check_null!(pointers [err_offset] outside [text]);
         // SAFETY: `err_offset` is NULL or writable, by this function's contract.
         unsafe { buf::utf8(text, err_offset) }?;
         Ok(airlock_status::Ok)
@@ -71,6 +72,7 @@ pub unsafe extern "C" fn airlock_strip(
         check_null!(out_ptr out_len);
         check_null!(input text, text_len);
         check_null!(output out, out_cap, disjoint[text]);
+        check_null!(pointers [out_len, err_offset] outside [&*out, text]);
         // SAFETY: `err_offset` is NULL or writable, by this function's contract.
         let text = unsafe { buf::utf8(text, err_offset) }?;
         let (status, len) = match strip_into(text, out) {
@@ -109,6 +111,7 @@ pub unsafe extern "C" fn airlock_truncate(
     ffi_boundary!({
         check_null!(out_ptr out_len);
         check_null!(input text, text_len);
+        check_null!(pointers [out_len, err_offset] outside [text]);
         // SAFETY: `err_offset` is NULL or writable, by this function's contract.
         let text = unsafe { buf::utf8(text, err_offset) }?;
         let cut = truncate_to_bytes(text, max_bytes);
@@ -181,6 +184,7 @@ pub unsafe extern "C" fn airlock_sanitize_prose(
         check_null!(input field, field_len);
         check_null!(output out, out_cap, disjoint[text, field]);
         check_null!(message msg, msg_cap, msg_len, disjoint[text, field, &*out]);
+        check_null!(pointers [out_len, msg_len, err_offset] outside [&*out, msg.bytes(), text, field]);
         // SAFETY: `err_offset` is NULL or writable, by this function's contract.
         let text = unsafe { buf::utf8(text, err_offset) }?;
         let field = buf::field(field)?;

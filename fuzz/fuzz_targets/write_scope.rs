@@ -1,39 +1,183 @@
-//! The write-scope guard's decision on arbitrary stdin: malformed input always denies,
-//! and an allow is only ever for an allowed tool or an allowed place.
+//! The write-scope guard's whole decision, against a real directory tree with symlinks,
+//! protected directories and an outside sibling. Run it under the limits the guard
+//! promises: `-rss_limit_mb=64 -timeout=1` (see fuzz/smoke.sh).
+//!
+//! The input is either raw stdin (first byte even) or, through a small grammar, a call
+//! built from path pieces that matter here (`..`, symlinked directories, protected names
+//! in other cases, the white space Claude Code trims, `~`, decomposed text) plus padding
+//! up to the 8 MiB cap. Invariant: an allowed write lands — as Claude Code would open
+//! it: trimmed, `~`-expanded, `..` taken lexically, NFC — on the allowed file or strictly
+//! inside the allowed directory, outside `.git`/`.claude` in any spelling; an allowed
+//! call is well-formed and names an allowed tool.
 #![no_main]
 
-use std::path::PathBuf;
+use std::path::{Component, Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
-/// A real directory tree, made once: root/AUDIT.md and root/tmp/audit/.
-fn root() -> &'static PathBuf {
-    static ROOT: OnceLock<PathBuf> = OnceLock::new();
-    ROOT.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("airlock-fuzz-ws-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("tmp/audit")).unwrap();
-        std::fs::create_dir_all(dir.join("src")).unwrap();
-        std::fs::write(dir.join("AUDIT.md"), "report\n").unwrap();
-        dir
+struct Tree {
+    root: PathBuf,
+}
+
+/// root/{AUDIT.md, src/, .git/, .claude/, tmp/audit/sub/deep/, docs -> tmp/audit/sub,
+/// tmp/audit/up -> ../../src, tmp/audit/deep-link -> sub/deep, tmp/audit/out -> ../../..},
+/// and root/../outside/ beside it. Made once per process.
+fn tree() -> &'static Tree {
+    static TREE: OnceLock<Tree> = OnceLock::new();
+    TREE.get_or_init(|| {
+        let base = std::env::temp_dir().join(format!("airlock-fuzz-ws-{}", std::process::id()));
+        let root = base.join("root");
+        for dir in ["tmp/audit/sub/deep", "src", ".git", ".claude"] {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        std::fs::create_dir_all(base.join("outside")).unwrap();
+        std::fs::write(root.join("AUDIT.md"), "report\n").unwrap();
+        std::fs::write(root.join("tmp/audit/existing.md"), "x\n").unwrap();
+        let link = |target: &str, at: &str| {
+            let _ = std::os::unix::fs::symlink(target, root.join(at));
+        };
+        link("tmp/audit/sub", "docs");
+        link("../../src", "tmp/audit/up");
+        link("sub/deep", "tmp/audit/deep-link");
+        link("../../..", "tmp/audit/out");
+        Tree {
+            root: std::fs::canonicalize(&root).unwrap(),
+        }
     })
 }
 
+/// Path pieces the grammar draws from.
+const PIECES: &[&str] = &[
+    "AUDIT.md", "tmp", "audit", "sub", "deep", "docs", "up", "deep-link", "out", "src", "x.md",
+    "..", ".", "", ".git", ".GIT.", ".Claude ", ".claude", "hooks", "settings.json", "outside",
+    "existing.md", "new", "CLAUDE.md", ".vscode", "~", " ", "\u{a0}", "\u{feff}", "\u{3000}",
+    "e\u{301}", "\u{e9}", "audit.md", "AUDIT.md.", "root",
+];
+
+/// Builds a call from `data`, or `None` to use `data` as raw stdin.
+fn generated(data: &[u8], root: &Path) -> Option<Vec<u8>> {
+    let (&mode, rest) = data.split_first()?;
+    if mode % 2 == 0 {
+        return None;
+    }
+    let tool = ["Write", "Edit", "MultiEdit", "NotebookEdit", "Read", "Bash"]
+        .get(usize::from(mode / 2) % 6)
+        .copied()
+        .unwrap_or("Write");
+    let (&shape, rest) = rest.split_first().unwrap_or((&0, &[]));
+    let mut path = String::new();
+    if shape & 1 == 1 {
+        path.push_str(&root.to_string_lossy());
+        path.push('/');
+    }
+    for (i, byte) in rest.iter().take(24).enumerate() {
+        if i > 0 {
+            path.push('/');
+        }
+        match PIECES.get(usize::from(*byte)) {
+            Some(piece) => path.push_str(piece),
+            None => path.push(char::from(*byte)),
+        }
+    }
+    let cwd = match (shape >> 1) & 3 {
+        0 => root.to_path_buf(),
+        1 => root.join("tmp/audit"),
+        2 => root.join("docs"),
+        _ => root.join("src"),
+    };
+    // Padding up to the input cap exercises the bounded parse; big sizes are rare.
+    let pad = match shape >> 5 {
+        7 => 8 * 1024 * 1024 - 4096,
+        6 => 256 * 1024,
+        5 => 4096,
+        _ => 0,
+    };
+    let key = ["file_path", "notebook_path", "path"][usize::from(shape >> 3) % 3];
+    let head = serde_json::json!({
+        "tool_name": tool,
+        "tool_input": {key: path},
+        "cwd": cwd,
+    })
+    .to_string();
+    let mut input = head.into_bytes();
+    input.pop(); // the closing brace: padding goes in as one more key
+    input.extend_from_slice(b",\"pad\":[");
+    let mut left = pad;
+    while left >= 2 {
+        input.extend_from_slice(b"0,");
+        left -= 2;
+    }
+    input.extend_from_slice(b"0]}");
+    Some(input)
+}
+
+/// What Claude Code opens for `text` from `cwd`: `path.resolve`, then NFC.
+fn client_path(text: &str, cwd: &Path) -> Option<PathBuf> {
+    let trimmed = text.trim_matches(|c: char| {
+        c.is_whitespace() || matches!(c, '\u{feff}' | '\u{a0}' | '\u{2028}' | '\u{2029}')
+    });
+    if trimmed != text || text.starts_with('~') {
+        return None; // The guard must have denied: checked by the caller.
+    }
+    let mut out = PathBuf::new();
+    for part in cwd.join(text).components() {
+        match part {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
+
+/// Where the kernel lands a write to `path`: the longest existing prefix resolved, the
+/// rest appended.
+fn physical(path: &Path) -> PathBuf {
+    let mut missing = Vec::new();
+    let mut probe = path.to_path_buf();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(&probe) {
+            let mut out = real;
+            out.extend(missing.iter().rev());
+            return out;
+        }
+        match (probe.file_name().map(|n| n.to_owned()), probe.parent()) {
+            (Some(name), Some(parent)) => {
+                missing.push(name);
+                probe = parent.to_path_buf();
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
+fn protected(name: &std::ffi::OsStr) -> bool {
+    let folded = name.to_string_lossy().to_lowercase();
+    let folded = folded.trim_end_matches(['.', ' ']);
+    matches!(folded, ".git" | ".claude")
+}
+
 fuzz_target!(|data: &[u8]| {
-    let root = root();
+    let tree = tree();
+    let root = &tree.root;
+    let input = generated(data, root).unwrap_or_else(|| data.to_vec());
     let verdict = airlock_cli::decoders::write_scope(
-        data,
+        &input,
         Some(root.to_string_lossy().into_owned()),
         vec!["AUDIT.md".into()],
         vec!["tmp/audit".into()],
         vec!["Read".into()],
+        vec![],
     );
     if verdict.is_err() {
         return;
     }
     // Allowed: the input must be a well-formed call.
-    let call: Value = serde_json::from_slice(data).expect("allowed unparsable input");
+    let call: Value = serde_json::from_slice(&input).expect("allowed unparsable input");
     let tool = call["tool_name"]
         .as_str()
         .expect("allowed without a string tool_name");
@@ -44,15 +188,35 @@ fuzz_target!(|data: &[u8]| {
         matches!(tool, "Write" | "Edit" | "MultiEdit" | "NotebookEdit"),
         "allowed tool {tool:?}"
     );
-    let input = &call["tool_input"];
+    let tool_input = &call["tool_input"];
     let target = ["file_path", "notebook_path", "path"]
         .iter()
-        .find_map(|k| input[k].as_str())
+        .find_map(|k| tool_input[k].as_str())
         .expect("allowed without a target path");
     assert!(
         !target.chars().any(char::is_control),
-        "control in allowed path"
+        "control in allowed path {target:?}"
     );
-    let allowed = target.ends_with("AUDIT.md") || target.contains("tmp/audit/");
-    assert!(allowed, "allowed write to {target:?}");
+    let cwd = Path::new(call["cwd"].as_str().expect("allowed without cwd"));
+    let opened = client_path(target, cwd)
+        .unwrap_or_else(|| panic!("allowed a path Claude Code rewrites: {target:?}"));
+    assert!(
+        unicode_normalization::is_nfc(target),
+        "allowed a non-NFC path {target:?}"
+    );
+    let lands = physical(&opened);
+    let audit = root.join("AUDIT.md");
+    let dir = root.join("tmp/audit");
+    let inside = lands
+        .strip_prefix(&dir)
+        .is_ok_and(|below| below.components().next().is_some());
+    assert!(
+        lands == audit || inside,
+        "allowed write to {target:?} lands on {lands:?}"
+    );
+    let below_root = lands.strip_prefix(root).expect("inside the root");
+    assert!(
+        lands == audit || !below_root.components().any(|c| protected(c.as_os_str())),
+        "allowed write into a protected place: {lands:?}"
+    );
 });

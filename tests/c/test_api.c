@@ -109,6 +109,16 @@ static void test_strip(void) {
     memcpy(out, "abc", 3);
     CHECK_STATUS(airlock_strip(out, 3, out + 1, 8, &len, NULL), AIRLOCK_STATUS_INVALID_ARG);
 
+    /* An out pointer inside the output buffer is refused, and nothing is written. */
+    {
+        size_t words[8] = {0};
+        CHECK_STATUS(airlock_strip(S("abc"), (uint8_t *)words, sizeof words, &words[2], NULL),
+                     AIRLOCK_STATUS_INVALID_ARG);
+        CHECK(words[0] == 0 && words[2] == 0);
+        CHECK_STATUS(airlock_strip(S("\xFF"), out, sizeof out, &len, (size_t *)(void *)words),
+                     AIRLOCK_STATUS_INVALID_UTF8);
+    }
+
     CHECK_STATUS(airlock_utf8_validate(S("\xC3\xA9t\xC3\xA9"), &off), AIRLOCK_STATUS_OK);
     CHECK_STATUS(airlock_utf8_validate(S("\xC3\xA9t\xC3"), &off), AIRLOCK_STATUS_INVALID_UTF8);
     CHECK(off == 3);

@@ -15,3 +15,5 @@ mod conformance_ffi;
 mod conformance_strict_ffi;
 #[allow(unsafe_code)]
 mod ffi_message_ids;
+#[allow(unsafe_code)]
+mod ffi_out_pointers;

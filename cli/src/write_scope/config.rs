@@ -11,8 +11,8 @@ use serde::Serialize;
 
 use super::options::Options;
 
-/// Seconds Claude Code waits for the hook; the guard's own deadline (3 s) is well under it.
-pub(crate) const HOOK_TIMEOUT_SECONDS: u32 = 10;
+/// Seconds Claude Code waits for the hook; the guard's own deadline (5 s) is well under it.
+pub(crate) const HOOK_TIMEOUT_SECONDS: u32 = 30;
 
 /// The root when `--root` is not given: the project directory Claude Code exports to hooks,
 /// expanded by the hook's shell. Unset, it expands to an empty `--root`, which denies every call.
