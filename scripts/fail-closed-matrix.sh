@@ -49,11 +49,12 @@ cases=(
 decide_ws() {
   out=$("$bin" hook write-scope --allow AUDIT.md --allow-dir tmp/audit --allow-tool Read "$@" 2>/dev/null)
   code=$?
-  if [ $code -ne 0 ]; then echo "exit $code (blocks)";
-  elif [ -z "$out" ]; then echo "**allow**";
-  elif printf '%s' "$out" | grep -q '"permissionDecision":"deny"'; then
+  if printf '%s' "$out" | grep -q '"permissionDecision":"deny"'; then
     reason=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["hookSpecificOutput"]["permissionDecisionReason"])' | sed 's/^airlock write-scope: //' | cut -c1-50 | tr '|' '/')
-    echo "deny: ${reason}…";
+    # A deny is the JSON line and exit 2; anything else would be a regression worth seeing.
+    if [ $code -eq 2 ]; then echo "deny: ${reason}…"; else echo "deny, but exit $code: ${reason}…"; fi
+  elif [ $code -eq 0 ] && [ -z "$out" ]; then echo "**allow**";
+  elif [ $code -ne 0 ]; then echo "exit $code (blocks)";
   else echo "?? $out"; fi
 }
 decide_sg() {
