@@ -138,10 +138,20 @@ fn arm_deadline() -> bool {
                 "airlock write-scope: no decision within {} ms (stalled input or file system)",
                 limit.as_millis()
             );
-            let code = deliver_deny(&deny_line(&reason), &reason);
-            if code == ExitCode::from(2) {
-                std::process::exit(2);
+            match ANSWERED.try_lock() {
+                Ok(mut answered) => {
+                    if *answered {
+                        return;
+                    }
+                    *answered = true;
+                    let _ = io::stdout().lock().write_all(deny_line(&reason).as_bytes());
+                    let _ = writeln!(io::stderr().lock(), "{reason}");
+                }
+                // The main path is writing its deny and stuck there (a stdout nobody reads):
+                // exit 2 is a deny on its own.
+                Err(_) => thread::sleep(Duration::from_millis(100)),
             }
+            std::process::exit(2);
         })
         .is_ok()
 }
