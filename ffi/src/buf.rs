@@ -154,22 +154,52 @@ pub(crate) fn target_of<T>(ptr: *mut T) -> Option<(usize, usize)> {
     (!ptr.is_null()).then(|| (ptr.addr(), core::mem::size_of::<T>()))
 }
 
+/// The address range of a buffer (start, length in bytes), for overlap checks; `None`
+/// when it is empty, which overlaps nothing.
+pub(crate) trait Extent {
+    fn extent(&self) -> Option<(usize, usize)>;
+}
+
+impl Extent for [u8] {
+    fn extent(&self) -> Option<(usize, usize)> {
+        (!self.is_empty()).then(|| (self.as_ptr().addr(), self.len()))
+    }
+}
+
+fn overlap(a: (usize, usize), b: (usize, usize)) -> bool {
+    a.0 < b.0.saturating_add(b.1) && b.0 < a.0.saturating_add(a.1)
+}
+
 /// `INVALID_ARG` when an out pointer's target overlaps any of `buffers` (the call's
 /// output buffers and inputs). Written through, it would corrupt an output the call
 /// reports as complete, or change an input while the call reads it; so the call is
-/// refused before anything is written.
+/// refused before anything is written. Two out pointers naming the same variable are
+/// left alone: each write is whole, and callers do pass one scratch variable twice.
 pub(crate) fn pointers_outside(
     targets: &[Option<(usize, usize)>],
-    buffers: &[&[u8]],
+    buffers: &[Option<(usize, usize)>],
 ) -> Result<(), airlock_status> {
-    let overlaps = targets.iter().flatten().any(|&(start, size)| {
-        let end = start.saturating_add(size);
-        buffers.iter().any(|b| {
-            let b_start = b.as_ptr().addr();
-            !b.is_empty() && b_start < end && start < b_start.saturating_add(b.len())
-        })
+    let overlaps = targets.iter().flatten().any(|&target| {
+        buffers
+            .iter()
+            .flatten()
+            .any(|&buffer| overlap(target, buffer))
     });
     if overlaps {
+        return Err(airlock_status::InvalidArg);
+    }
+    Ok(())
+}
+
+/// `INVALID_ARG` when two of the call's output buffers overlap each other.
+pub(crate) fn outputs_disjoint(buffers: &[Option<(usize, usize)>]) -> Result<(), airlock_status> {
+    let clash = buffers.iter().enumerate().any(|(i, a)| {
+        buffers
+            .iter()
+            .skip(i.saturating_add(1))
+            .any(|b| a.zip(*b).is_some_and(|(a, b)| overlap(a, b)))
+    });
+    if clash {
         return Err(airlock_status::InvalidArg);
     }
     Ok(())
@@ -265,17 +295,25 @@ mod tests {
         let mut elsewhere = 0usize;
         let outside: *mut usize = &mut elsewhere;
         let refused = Err(airlock_status::InvalidArg);
-        assert_eq!(pointers_outside(&[target_of(inside)], &[&buf]), refused);
-        assert_eq!(pointers_outside(&[target_of(straddling)], &[&buf]), refused);
-        assert_eq!(pointers_outside(&[target_of(outside)], &[&buf]), Ok(()));
+        let whole = [buf.extent()];
+        assert_eq!(pointers_outside(&[target_of(inside)], &whole), refused);
+        assert_eq!(pointers_outside(&[target_of(straddling)], &whole), refused);
+        assert_eq!(pointers_outside(&[target_of(outside)], &whole), Ok(()));
         let null: *mut usize = core::ptr::null_mut();
-        assert_eq!(pointers_outside(&[target_of(null)], &[&buf]), Ok(()));
+        assert_eq!(pointers_outside(&[target_of(null)], &whole), Ok(()));
         // Just past the end, or an empty buffer, is no overlap.
         let after = buf.as_ptr().wrapping_add(32).cast_mut().cast::<usize>();
-        assert_eq!(pointers_outside(&[target_of(after)], &[&buf]), Ok(()));
+        assert_eq!(pointers_outside(&[target_of(after)], &whole), Ok(()));
+        let empty = [buf[8..8].extent()];
+        assert_eq!(pointers_outside(&[target_of(inside)], &empty), Ok(()));
+        // Two output buffers sharing a byte are refused; touching ones are not.
         assert_eq!(
-            pointers_outside(&[target_of(inside)], &[&buf[8..8]]),
+            outputs_disjoint(&[buf[..16].extent(), buf[16..].extent()]),
             Ok(())
+        );
+        assert_eq!(
+            outputs_disjoint(&[buf[..17].extent(), None, buf[16..].extent()]),
+            refused
         );
     }
 

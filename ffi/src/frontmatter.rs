@@ -309,6 +309,13 @@ struct Items<T> {
     cap: usize,
 }
 
+impl<T> buf::Extent for Items<T> {
+    fn extent(&self) -> Option<(usize, usize)> {
+        let bytes = self.cap.saturating_mul(size_of::<T>());
+        (bytes > 0).then(|| (self.ptr.addr(), bytes))
+    }
+}
+
 impl<T> Items<T> {
     /// `(NULL, 0)` has no room, `(NULL, n > 0)` is `NULL_ARG`, a misaligned array or
     /// one overlapping `doc` is `INVALID_ARG`.
@@ -391,6 +398,8 @@ pub unsafe extern "C" fn airlock_frontmatter_read(
         check_null!(message msg, msg_cap, msg_len, disjoint[doc]);
         let mut glob_out = Items::new(globs, globs_cap, doc)?;
         let mut meta_out = Items::new(meta, meta_cap, doc)?;
+        check_null!(outputs disjoint [msg.bytes(), &glob_out, &meta_out]);
+        check_null!(pointers [summary, msg_len, err_offset] outside [msg.bytes(), doc, &glob_out, &meta_out]);
         // SAFETY: `err_offset` is NULL or writable, by this function's contract.
         let doc = unsafe { buf::utf8(doc, err_offset) }?;
         let fm = match frontmatter::parse(doc) {

@@ -39,6 +39,8 @@ macro_rules! ffi_boundary {
 /// * `check_null!(pointers [out_len, err_offset] outside [out, msg, text])`: an out
 ///   pointer whose target overlaps one of the listed byte slices (the call's outputs
 ///   and inputs) is `INVALID_ARG`; NULL pointers are skipped.
+/// * `check_null!(outputs disjoint [msg, &globs, &meta])`: output buffers sharing a
+///   byte are `INVALID_ARG`.
 macro_rules! check_null {
     (out_ptr $p:ident) => {
         if $p.is_null() {
@@ -66,7 +68,10 @@ macro_rules! check_null {
     (pointers [$($p:ident),* $(,)?] outside [$($buf:expr),* $(,)?]) => {
         $crate::buf::pointers_outside(
             &[$($crate::buf::target_of($p)),*],
-            &[$($buf),*],
+            &[$($crate::buf::Extent::extent($buf)),*],
         )?;
+    };
+    (outputs disjoint [$($buf:expr),* $(,)?]) => {
+        $crate::buf::outputs_disjoint(&[$($crate::buf::Extent::extent($buf)),*])?;
     };
 }

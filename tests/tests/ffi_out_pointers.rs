@@ -4,7 +4,8 @@
 
 use airlock::{
     airlock_check_no_control, airlock_fence_token, airlock_frontmatter_glob,
-    airlock_sanitize_prose, airlock_status, airlock_strip, airlock_utf8_validate,
+    airlock_frontmatter_read, airlock_frontmatter_summary, airlock_sanitize_prose, airlock_span,
+    airlock_status, airlock_strip, airlock_utf8_validate,
 };
 
 /// Word-aligned scratch memory, so a `size_t` pointer into it is aligned; every pointer
@@ -180,4 +181,54 @@ fn fence_refuses_out_len_inside_out() {
     };
     assert_eq!(status, airlock_status::InvalidArg);
     assert!(arena.untouched());
+}
+
+#[test]
+fn frontmatter_read_refuses_pointers_and_arrays_that_share_memory() {
+    let doc = "---\nglobs: [a, b]\n---\nbody\n";
+    let mut summary = airlock_frontmatter_summary {
+        has_globs: false,
+        glob_count: 0,
+        meta_count: 0,
+    };
+    let read = |globs: *mut airlock_span,
+                globs_cap: usize,
+                msg: *mut u8,
+                msg_cap: usize,
+                msg_len: *mut usize,
+                summary: &mut airlock_frontmatter_summary| {
+        // SAFETY: every pointer is NULL, a live local, or inside the live arena below.
+        unsafe {
+            airlock_frontmatter_read(
+                doc.as_ptr(),
+                doc.len(),
+                summary,
+                globs,
+                globs_cap,
+                std::ptr::null_mut(),
+                0,
+                msg,
+                msg_cap,
+                msg_len,
+                std::ptr::null_mut(),
+            )
+        }
+    };
+    let mut arena = Arena::new();
+    let base = arena.base();
+    let globs = base.cast::<airlock_span>();
+    // `msg_len` inside the globs array.
+    let msg_len = arena.word(1);
+    let status = read(globs, 4, std::ptr::null_mut(), 0, msg_len, &mut summary);
+    assert_eq!(status, airlock_status::InvalidArg);
+    assert!(arena.untouched());
+    // The message buffer overlapping the globs array.
+    let mut len = 0usize;
+    let status = read(globs, 4, base.wrapping_add(16), 64, &mut len, &mut summary);
+    assert_eq!(status, airlock_status::InvalidArg);
+    assert!(arena.untouched());
+    // The control: disjoint memory reads both globs.
+    let status = read(globs, 4, std::ptr::null_mut(), 0, &mut len, &mut summary);
+    assert_eq!(status, airlock_status::Ok);
+    assert_eq!(summary.glob_count, 2);
 }
