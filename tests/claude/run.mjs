@@ -22,15 +22,6 @@ const AIRLOCK = resolve(process.env.AIRLOCK_BIN ?? join(HERE, '../../target/rele
 /// `client/check` names of attacks main's hooks let through (issue 18), until the
 /// hardened write-scope (scope18) and send gate (gate18) land.
 export const EXPECTED_FAILURES = new Set([
-  // write-scope: the raw-path client hands the hook what it will normalise itself.
-  '2.1.87/write-scope: leading space',
-  '2.1.87/write-scope: leading NBSP',
-  '2.1.87/write-scope: leading ~',
-  '2.1.87/write-scope: .. through a directory symlink',
-  '2.1.87/write-scope: nothing outside the project',
-  // write-scope: protected names compared byte for byte (2.1.87 refuses these itself).
-  '2.1.332/write-scope: .CLAUDE/settings.json',
-  '2.1.332/write-scope: .Git/hooks/pre-commit',
   // send-gate: ZWJ emoji blocked, HTML references passed, nested
   // strings not pattern-scanned, a hanging gate times out into a send.
   '2.1.87/send-gate: clean ZWJ emoji',
@@ -101,10 +92,15 @@ async function writeScope(client) {
     { name: 'clean write through the symlink', path: join(proj, 'docs/inside.md'), lands: join(proj, 'sub/a/real/inside.md'), allowed: true },
   ];
   const calls = cases.map((c) => ({ name: 'Write', input: { file_path: c.path, content: `written by ${c.name}\n` } }));
-  const command = `${q(AIRLOCK)} hook write-scope --root ${q(proj)} --allow-dir .`;
+  // Registered exactly as `--print-config` prints it (matcher `*`, `timeout`, `onFailure`,
+  // `--root "$CLAUDE_PROJECT_DIR"`, `|| exit 2`), with the binary's path put in.
+  const printed = JSON.parse(execFileSync(AIRLOCK, ['hook', 'write-scope', '--allow-dir', '.', '--print-config'],
+    { stdio: ['ignore', 'pipe', 'inherit'] }).toString());
+  const entry = printed.hooks.PreToolUse[0];
+  for (const h of entry.hooks) h.command = h.command.replace(/^airlock /, `${q(AIRLOCK)} `);
   const run = await runClaude(client, {
     dir, cwd: proj, calls,
-    hooks: { PreToolUse: [hook(command, 'Write|Edit|MultiEdit|NotebookEdit')] },
+    hooks: { PreToolUse: [entry] },
   });
   check(client, 'write-scope: the client ran every step', run.code === 0 && run.requests.length > cases.length,
     `exit ${run.code}, ${run.requests.length} requests, stderr ${run.stderr.slice(0, 300)}`);
