@@ -47,6 +47,7 @@ pub unsafe extern "C" fn airlock_strip_profile(
         check_null!(out_ptr out_len);
         check_null!(input text, text_len);
         check_null!(output out, out_cap, disjoint[text]);
+        check_null!(pointers [out_len, err_offset] outside [&*out, text]);
         // SAFETY: `err_offset` is NULL or writable, by this function's contract.
         let text = unsafe { buf::utf8(text, err_offset) }?;
         let (status, len) = match profile.strip_into(text, out) {
@@ -102,6 +103,7 @@ pub unsafe extern "C" fn airlock_sanitize_prose_profile(
         check_null!(input field, field_len);
         check_null!(output out, out_cap, disjoint[text, field]);
         check_null!(message msg, msg_cap, msg_len, disjoint[text, field, &*out]);
+        check_null!(pointers [out_len, msg_len, err_offset] outside [&*out, msg.bytes(), text, field]);
         // SAFETY: `err_offset` is NULL or writable, by this function's contract.
         let text = unsafe { buf::utf8(text, err_offset) }?;
         let field = buf::field(field)?;
@@ -159,6 +161,7 @@ pub unsafe extern "C" fn airlock_check_no_control_profile(
         check_null!(input value, value_len);
         check_null!(input field, field_len);
         check_null!(message msg, msg_cap, msg_len, disjoint[value, field]);
+        check_null!(pointers [msg_len, err_offset] outside [msg.bytes(), value, field]);
         // SAFETY: `err_offset` is NULL or writable, by this function's contract.
         let value = unsafe { buf::utf8(value, err_offset) }?;
         let field = buf::field(field)?;

@@ -232,3 +232,79 @@ fn frontmatter_read_refuses_pointers_and_arrays_that_share_memory() {
     assert_eq!(status, airlock_status::Ok);
     assert_eq!(summary.glob_count, 2);
 }
+
+#[test]
+fn profile_exports_refuse_out_pointers_inside_their_buffers() {
+    use airlock::{
+        airlock_check_no_control_profile, airlock_profile, airlock_sanitize_prose_profile,
+        airlock_strip_profile,
+    };
+    let text = "a\u{200b}b";
+    let field = "insight";
+    for profile in [airlock_profile::Reference, airlock_profile::Strict] {
+        let profile = profile as u32;
+        let mut arena = Arena::new();
+        let base = arena.base();
+        let out_len = arena.word(4);
+        // SAFETY: every pointer lies in the live arena of BYTES bytes, or in `text`.
+        let status = unsafe {
+            airlock_strip_profile(
+                profile,
+                text.as_ptr(),
+                text.len(),
+                base,
+                BYTES,
+                out_len,
+                std::ptr::null_mut(),
+            )
+        };
+        assert_eq!(status, airlock_status::InvalidArg);
+        assert!(arena.untouched());
+
+        let mut arena = Arena::new();
+        let base = arena.base();
+        let msg = base.wrapping_add(BYTES / 2);
+        let msg_len = arena.word(20);
+        let mut out_len = 0usize;
+        // SAFETY: `out` is the arena's first half, `msg` its second, `msg_len` inside it.
+        let status = unsafe {
+            airlock_sanitize_prose_profile(
+                profile,
+                text.as_ptr(),
+                text.len(),
+                field.as_ptr(),
+                field.len(),
+                100,
+                base,
+                BYTES / 2,
+                &mut out_len,
+                msg,
+                BYTES / 2,
+                msg_len,
+                std::ptr::null_mut(),
+            )
+        };
+        assert_eq!(status, airlock_status::InvalidArg);
+        assert!(arena.untouched());
+
+        let mut arena = Arena::new();
+        let base = arena.base();
+        let msg_len = arena.word(2);
+        // SAFETY: `msg` is the arena, `msg_len` inside it.
+        let status = unsafe {
+            airlock_check_no_control_profile(
+                profile,
+                text.as_ptr(),
+                text.len(),
+                field.as_ptr(),
+                field.len(),
+                base,
+                BYTES,
+                msg_len,
+                std::ptr::null_mut(),
+            )
+        };
+        assert_eq!(status, airlock_status::InvalidArg);
+        assert!(arena.untouched());
+    }
+}
