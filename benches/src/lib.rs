@@ -424,9 +424,25 @@ impl Op {
     }
 }
 
-/// Buffers reused across runs of an operation.
+/// The backend the bench tools run core on: the portable one (`--portable`,
+/// `AIRLOCK_FORCE_PORTABLE=1`), AVX2 without AVX-512 (`--avx2`, `AIRLOCK_FORCE_AVX2=1`;
+/// the best one where the CPU lacks AVX2), or the CPU's best.
+pub fn backend_for(portable: bool, avx2: bool) -> airlock_core::Backend {
+    use airlock_core::Backend;
+    if portable {
+        Backend::PORTABLE
+    } else if avx2 {
+        Backend::named("avx2").unwrap_or_else(Backend::best)
+    } else {
+        Backend::best()
+    }
+}
+
+/// Buffers reused across runs of an operation, and the backend core runs on.
 #[derive(Debug, Default)]
 pub struct Scratch {
+    /// The instruction sets core's operations use (default: the CPU's best).
+    pub backend: airlock_core::Backend,
     out: Vec<u8>,
     s1: String,
     s2: String,
@@ -454,10 +470,12 @@ impl Scratch {
                 self.out[off + bytes.len() / 2] as usize
             }
             Op::FromUtf8 => core::str::from_utf8(bytes).map_or(0, str::len),
-            Op::Scan => airlock_core::first_attention(text).map_or(usize::MAX, |(i, _)| i),
+            Op::Scan => airlock_core::scan::first_attention_on(self.backend, text)
+                .map_or(usize::MAX, |(i, _)| i),
             Op::Strip => {
                 self.out.resize(bytes.len().max(self.out.len()), 0);
-                airlock_core::strip_into(text, &mut self.out).map_or(0, str::len)
+                airlock_core::strip::strip_into_on(self.backend, text, &mut self.out)
+                    .map_or(0, str::len)
             }
             Op::NaiveStrip => {
                 naive_strip(text, &mut self.s1);
@@ -469,10 +487,17 @@ impl Scratch {
             Op::Sanitize => {
                 let n = airlock_core::worst_case_len(bytes.len(), bytes.len());
                 self.out.resize(n.max(self.out.len()), 0);
-                let Ok(text) = airlock_core::utf8::validate(bytes) else {
+                let Ok(text) = airlock_core::utf8::validate_on(self.backend, bytes) else {
                     return 0;
                 };
-                match airlock_core::sanitize_prose(text, "insight", bytes.len(), &mut self.out) {
+                match airlock_core::prose::sanitize_prose_on(
+                    self.backend,
+                    text,
+                    "insight",
+                    bytes.len(),
+                    &airlock_core::LiteralSet::DEFAULT,
+                    &mut self.out,
+                ) {
                     Ok(p) => p.text.len(),
                     Err(_) => 1,
                 }

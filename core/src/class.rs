@@ -1,36 +1,24 @@
 //! What a code point is, for containment purposes (SPEC §2).
 
+use crate::rules;
 use crate::tables::EXTENDED_PICTOGRAPHIC;
 
 /// A Unicode control (general category Cc): U+0000–U+001F and U+007F–U+009F.
 #[inline]
 pub const fn is_control(c: char) -> bool {
-    matches!(c, '\u{0}'..='\u{1F}' | '\u{7F}'..='\u{9F}')
+    rules::contains(rules::CONTROLS, c as u32)
 }
 
 /// A member of the dangerous-invisible table: stripped from prose, rejected in machine values.
 #[inline]
 pub const fn is_dangerous_invisible(c: char) -> bool {
-    matches!(
-        c,
-        '\u{AD}'
-            | '\u{115F}'..='\u{1160}'
-            | '\u{180E}'
-            | '\u{200B}'..='\u{200D}'
-            | '\u{202A}'..='\u{202E}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{2066}'..='\u{2069}'
-            | '\u{3164}'
-            | '\u{FEFF}'
-            | '\u{E0000}'..='\u{E007F}'
-            | '\u{E0100}'..='\u{E01EF}'
-    )
+    rules::contains(rules::DANGEROUS_INVISIBLES, c as u32)
 }
 
 /// A variation selector of the basic block, U+FE00–U+FE0F.
 #[inline]
 pub const fn is_variation_selector(c: char) -> bool {
-    matches!(c, '\u{FE00}'..='\u{FE0F}')
+    rules::contains(rules::VARIATION_SELECTORS, c as u32)
 }
 
 /// Whether `c` has the Unicode property Extended_Pictographic (see [`crate::UNICODE_VERSION`]).
@@ -58,31 +46,16 @@ pub fn is_extended_pictographic(c: char) -> bool {
 /// or not — is Extended_Pictographic.
 #[inline]
 pub fn is_orphan_selector(c: char, prev: Option<char>) -> bool {
-    match c {
-        '\u{FE00}'..='\u{FE0E}' => true,
-        '\u{FE0F}' => !prev.is_some_and(is_extended_pictographic),
-        _ => false,
+    if !is_variation_selector(c) {
+        return false;
     }
+    u32::from(c) != rules::EMOJI_SELECTOR || !prev.is_some_and(is_extended_pictographic)
 }
 
 /// Whether strip drops `c` given its predecessor in the original input.
 #[inline]
 pub fn is_stripped(c: char, prev: Option<char>) -> bool {
     is_dangerous_invisible(c) || is_orphan_selector(c, prev)
-}
-
-/// The first byte of every UTF-8 encoding that may need attention: controls, the
-/// table, variation selectors. Bytes outside this set start a code point that every
-/// operation keeps as it is, so scanners skip them without decoding.
-#[inline]
-pub(crate) const fn may_need_attention(b: u8) -> bool {
-    // 0x00-0x1F, 0x7F: C0 and DEL. 0xC2: C1 controls and U+00AD. 0xE1: U+115F, U+1160,
-    // U+180E. 0xE2: U+200B-U+2069. 0xE3: U+3164. 0xEF: U+FE00-U+FE0F, U+FEFF.
-    // 0xF3: planes 14 and up (Tag block, supplement selectors).
-    matches!(
-        b,
-        0x00..=0x1F | 0x7F | 0xC2 | 0xE1 | 0xE2 | 0xE3 | 0xEF | 0xF3
-    )
 }
 
 #[cfg(test)]
@@ -128,7 +101,10 @@ mod tests {
             if is_control(c) || is_dangerous_invisible(c) || is_variation_selector(c) {
                 let mut buf = [0u8; 4];
                 let first = c.encode_utf8(&mut buf).as_bytes()[0];
-                assert!(may_need_attention(first), "{cp:X} lead byte {first:#x}");
+                assert!(
+                    rules::is_attention_lead(first),
+                    "{cp:X} lead byte {first:#x}"
+                );
             }
             table += usize::from(is_dangerous_invisible(c));
             controls += usize::from(is_control(c));

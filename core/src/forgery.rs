@@ -750,7 +750,7 @@ impl<'a> LiteralSet<'a> {
 
 /// The literals (as a mask) of `set` occurring in `bytes`, stopping once decided.
 fn search<A: Automaton>(auto: &A, set: &LiteralSet<'_>, bytes: &[u8]) -> u8 {
-    let mut scanner = Scanner::new(&set.forgery_stops);
+    let mut scanner = Scanner::new(&set.forgery_stops, crate::Backend::best());
     let mut state = 0u16;
     let mut found = 0u8;
     let mut at = 0;

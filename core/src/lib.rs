@@ -39,6 +39,7 @@ pub mod plain;
 pub mod profile;
 pub mod prose;
 pub mod reject;
+mod rules;
 pub mod scan;
 pub mod strict;
 pub mod strip;
@@ -62,6 +63,8 @@ pub use prose::{
     Prose, ProseError, ProseStream, sanitize_prose, sanitize_prose_with, worst_case_len,
 };
 pub use reject::{Reason, Rejection};
+#[doc(hidden)]
+pub use scan::Backend;
 pub use scan::first_attention;
 pub use strip::{BufferTooSmall, StripStream, strip_into, strip_invisibles};
 pub use tables::UNICODE_VERSION;

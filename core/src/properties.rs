@@ -7,10 +7,13 @@ use std::{format, vec};
 
 use proptest::prelude::*;
 
+use crate::Backend;
 use crate::class::{is_control, is_dangerous_invisible};
 use crate::forgery::{ENVELOPE_MARKERS, LiteralSet, WRAPPER_FORGERY_LITERALS};
-use crate::prose::{ProseStream, sanitize_prose, stream_buffer_len, worst_case_len};
-use crate::strip::{StripStream, strip_into, strip_invisibles};
+use crate::prose::{
+    ProseStream, sanitize_prose, sanitize_prose_on, stream_buffer_len, worst_case_len,
+};
+use crate::strip::{StripStream, strip_into_on, strip_invisibles, strip_invisibles_on};
 use crate::{fence_token, truncate_to_bytes};
 
 /// Fragments that exercise every rule: literals and markers whole and cut, invisibles,
@@ -79,9 +82,16 @@ fn text() -> impl Strategy<Value = String> {
     proptest::collection::vec(fragment(), 0..60).prop_map(|v| v.concat())
 }
 
-fn sanitize(text: &str, max: usize) -> Result<String, &'static str> {
+fn sanitize(backend: Backend, text: &str, max: usize) -> Result<String, &'static str> {
     let mut out = vec![0u8; worst_case_len(text.len(), max)];
-    match sanitize_prose(text, "insight", max, &mut out) {
+    match sanitize_prose_on(
+        backend,
+        text,
+        "insight",
+        max,
+        &LiteralSet::DEFAULT,
+        &mut out,
+    ) {
         Ok(p) => Ok(p.text.to_string()),
         Err(crate::ProseError::Rejected(r)) => match r.reason() {
             crate::Reason::Forgery(lit) => Err(WRAPPER_FORGERY_LITERALS
@@ -116,12 +126,15 @@ proptest! {
 
     #[test]
     fn sanitize_equals_plain_pipeline(t in text(), max in 0usize..300) {
-        prop_assert_eq!(sanitize(&t, max), crate::plain::sanitize(&t, max, &WRAPPER_FORGERY_LITERALS));
+        let plain = crate::plain::sanitize(&t, max, &WRAPPER_FORGERY_LITERALS);
+        for backend in Backend::all() {
+            prop_assert_eq!(sanitize(backend, &t, max), plain.clone(), "{}", backend.name());
+        }
     }
 
     #[test]
     fn sanitized_prose_is_clean_and_capped(t in text(), max in 0usize..300) {
-        if let Ok(out) = sanitize(&t, max) {
+        if let Ok(out) = sanitize(Backend::best(), &t, max) {
             let body_len = match out.find(" […truncated by the reconciliation engine: ") {
                 Some(at) => at,
                 None => out.len(),
@@ -154,11 +167,14 @@ proptest! {
 
     #[test]
     fn strip_equals_plain_walk_and_is_idempotent(t in text()) {
-        let once = strip_invisibles(&t).to_string();
-        prop_assert_eq!(&once, &crate::plain::strip(&t));
-        prop_assert_eq!(strip_invisibles(&once).to_string(), once.clone());
-        let mut buf = vec![0u8; t.len()];
-        prop_assert_eq!(strip_into(&t, &mut buf).unwrap(), once.as_str());
+        let plain = crate::plain::strip(&t);
+        for backend in Backend::all() {
+            let once = strip_invisibles_on(backend, &t).to_string();
+            prop_assert_eq!(&once, &plain, "{}", backend.name());
+            prop_assert_eq!(strip_invisibles_on(backend, &once).to_string(), once.clone());
+            let mut buf = vec![0u8; t.len()];
+            prop_assert_eq!(strip_into_on(backend, &t, &mut buf).unwrap(), once.as_str());
+        }
     }
 
     #[test]
@@ -190,16 +206,62 @@ proptest! {
 
     #[test]
     fn prose_stream_equals_one_shot(t in text(), max in 0usize..300, sizes in chunk_sizes()) {
-        let mut buf = vec![0u8; stream_buffer_len(max)];
-        let mut stream = ProseStream::new("insight", max, &LiteralSet::DEFAULT, &mut buf).unwrap();
-        for chunk in chunks(t.as_bytes(), &sizes) {
-            stream.feed(chunk).unwrap();
-        }
-        let streamed = stream.finish().map(|p| p.text.to_string()).map_err(|e| e.to_string());
         let mut out = vec![0u8; worst_case_len(t.len(), max)];
         let one_shot = sanitize_prose(&t, "insight", max, &mut out)
             .map(|p| p.text.to_string())
             .map_err(|e| e.to_string());
-        prop_assert_eq!(streamed, one_shot);
+        for backend in Backend::all() {
+            let mut buf = vec![0u8; stream_buffer_len(max)];
+            let mut stream =
+                ProseStream::new_on(backend, "insight", max, &LiteralSet::DEFAULT, &mut buf).unwrap();
+            for chunk in chunks(t.as_bytes(), &sizes) {
+                stream.feed(chunk).unwrap();
+            }
+            let streamed = stream.finish().map(|p| p.text.to_string()).map_err(|e| e.to_string());
+            prop_assert_eq!(streamed, one_shot.clone(), "{}", backend.name());
+        }
+    }
+}
+
+/// Every code point, on every backend: alone between ASCII letters, and packed
+/// together (neighbours of every kind, dense enough for the block paths), through
+/// strip and sanitize, against the plain oracle.
+#[test]
+fn every_code_point_on_every_backend() {
+    let mut spaced = String::new();
+    let mut packed = String::new();
+    for c in '\0'..=char::MAX {
+        spaced.push('a');
+        spaced.push(c);
+        packed.push(c);
+    }
+    // Pieces of a few thousand code points, so one bug names a small region.
+    let pieces = |text: &String| -> Vec<String> {
+        let chars: Vec<char> = text.chars().collect();
+        chars.chunks(4096).map(|c| c.iter().collect()).collect()
+    };
+    for text in [pieces(&spaced), pieces(&packed)] {
+        for piece in &text {
+            let strip = crate::plain::strip(piece);
+            let prose =
+                crate::plain::sanitize(piece, usize::MAX / 2, &WRAPPER_FORGERY_LITERALS).unwrap();
+            for backend in Backend::all() {
+                let mut out = vec![0u8; piece.len()];
+                let got = strip_into_on(backend, piece, &mut out).unwrap();
+                assert!(
+                    got == strip,
+                    "strip on {} near {:?}",
+                    backend.name(),
+                    piece.chars().next()
+                );
+                let got = sanitize(backend, piece, usize::MAX / 2).unwrap();
+                assert!(
+                    got == prose,
+                    "sanitize on {} near {:?}",
+                    backend.name(),
+                    piece.chars().next()
+                );
+            }
+        }
     }
 }

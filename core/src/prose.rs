@@ -1,8 +1,16 @@
 //! `sanitize_prose`: strip, drop controls but TAB and LF, reject forgeries, redact
 //! envelope markers, cut to the budget with the reference's note (SPEC §3).
 //!
-//! One engine does all five steps in a single pass over the input, so every form —
-//! one-shot into a buffer, and streaming — computes the same bytes.
+//! Two walks share the drop rule, the automaton and the dense-drop blocks: the
+//! counting pass ([`Counting`]) decides the verdict and the exact output length,
+//! then the writing pass — the engine ([`Engine`], which the stream also runs) when
+//! markers are to be redacted, strip's loop with the prose rule when only code points
+//! are dropped, a copy otherwise — writes it. The writing pass checks that it wrote
+//! exactly what the counting pass measured, and any disagreement (or any state the
+//! walks treat as impossible) refuses the record with [`Reason::Internal`]: never
+//! `Ok` with a hole. See `core/DESIGN.md`.
+//!
+//! [`Reason::Internal`]: crate::Reason::Internal
 
 use core::fmt::{self, Write};
 
@@ -13,7 +21,7 @@ use crate::forgery::{
     info_marker_depth,
 };
 use crate::reject::Rejection;
-use crate::scan::{ByteSet, DropRule, Dropper, Finder, Scanner, char_at};
+use crate::scan::{Backend, ByteSet, DropRule, Dropper, Finder, Scanner, char_at};
 use crate::strip::{BufferTooSmall, drop_into};
 use crate::truncate::floor_char_boundary;
 use crate::utf8::{Utf8Error, Utf8Stream};
@@ -138,10 +146,14 @@ struct CapWriter<'o> {
     /// Report full once cut (the writing pass, whose count is known already); the
     /// stream keeps counting to the end instead.
     stop_when_cut: bool,
+    /// A piece did not fit the buffer or was not whole code points: the output has
+    /// a hole, and the caller must refuse it.
+    fault: bool,
+    backend: Backend,
 }
 
 impl<'o> CapWriter<'o> {
-    fn new(out: &'o mut [u8], cap: usize, stop_when_cut: bool) -> Self {
+    fn new(out: &'o mut [u8], cap: usize, stop_when_cut: bool, backend: Backend) -> Self {
         CapWriter {
             out,
             cap,
@@ -149,6 +161,8 @@ impl<'o> CapWriter<'o> {
             total: 0,
             cut: false,
             stop_when_cut,
+            fault: false,
+            backend,
         }
     }
 
@@ -158,6 +172,8 @@ impl<'o> CapWriter<'o> {
         if let Some(dst) = self.out.get_mut(self.len..end) {
             dst.copy_from_slice(s.as_bytes());
             self.len = end;
+        } else {
+            self.fault = true;
         }
     }
 }
@@ -176,8 +192,13 @@ impl Sink for CapWriter<'_> {
             self.cut = true;
             // The pieces the engine pushes are whole code points, so a boundary of
             // the piece is a boundary of the text.
-            let piece = core::str::from_utf8(s).unwrap_or_default();
-            floor_char_boundary(piece, room)
+            match core::str::from_utf8(s) {
+                Ok(piece) => floor_char_boundary(piece, room),
+                Err(_) => {
+                    self.fault = true;
+                    return;
+                }
+            }
         };
         let end = self.len.saturating_add(take);
         if let (Some(dst), Some(src)) = (self.out.get_mut(self.len..end), s.get(..take)) {
@@ -187,9 +208,13 @@ impl Sink for CapWriter<'_> {
                     *d = b;
                 }
             } else {
-                crate::scan::copy(dst, src);
+                self.backend.copy(dst, src);
             }
             self.len = end;
+        } else {
+            // The buffer was sized from the count: a piece that does not fit means
+            // the walks disagree.
+            self.fault = true;
         }
     }
     #[inline(always)]
@@ -253,10 +278,14 @@ struct Engine<'l, A: Automaton> {
     /// Bytes on which the automaton leaves its root: literal first bytes and the
     /// markers' first byte.
     leaves_root: Finder,
+    /// The walk met a state it treats as impossible (a position off a code-point
+    /// boundary): its output must be refused.
+    fault: bool,
+    backend: Backend,
 }
 
 impl<'l, A: Automaton> Engine<'l, A> {
-    fn new(auto: A, stops: &'l Finder, first_bytes: ByteSet) -> Self {
+    fn new(auto: A, stops: &'l Finder, first_bytes: ByteSet, backend: Backend) -> Self {
         Engine {
             auto,
             state: 0,
@@ -268,8 +297,10 @@ impl<'l, A: Automaton> Engine<'l, A> {
             first_bytes,
             dropped: false,
             redacted: false,
-            dropper: Dropper::new(DropRule::Prose),
+            dropper: Dropper::new(DropRule::Prose, backend),
             leaves_root: Finder::new(first_bytes.with_both_cases(MARKER_FIRST)),
+            fault: false,
+            backend,
         }
     }
 
@@ -447,7 +478,7 @@ impl<'l, A: Automaton> Engine<'l, A> {
         let mut run_start = 0;
         let mut at = 0;
         // A scanner caches blocks of one piece, so each piece gets its own.
-        let mut scanner = Scanner::new(self.stops);
+        let mut scanner = Scanner::new(self.stops, self.backend);
         while at < len {
             if self.state == 0 {
                 let from = at;
@@ -471,6 +502,8 @@ impl<'l, A: Automaton> Engine<'l, A> {
             // A decision at `at`; then kept ASCII one byte at a time while the
             // automaton is busy.
             let Some(&b) = bytes.get(at) else {
+                // `at < len`: unreachable, and refused if reached.
+                self.fault = true;
                 break;
             };
             if b < 0x80 {
@@ -504,6 +537,9 @@ impl<'l, A: Automaton> Engine<'l, A> {
                 }
             } else {
                 let Some(c) = char_at(piece, at) else {
+                    // Every stop is a code-point boundary: unreachable, and refused
+                    // if reached.
+                    self.fault = true;
                     break;
                 };
                 let end = at.saturating_add(c.len_utf8());
@@ -564,6 +600,9 @@ struct Tally {
     /// Markers matched: `…:start`, `…:end`.
     starts: usize,
     ends: usize,
+    /// The walk stopped early on a state it treats as impossible: the verdict is
+    /// unknown, and the record is refused.
+    fault: bool,
 }
 
 impl Tally {
@@ -594,6 +633,7 @@ struct Counting<'l, A: Automaton> {
     tally: Tally,
     set: &'l LiteralSet<'l>,
     dropper: Dropper,
+    backend: Backend,
 }
 
 impl<'l, A: Automaton> Counting<'l, A> {
@@ -663,7 +703,7 @@ impl<'l, A: Automaton> Counting<'l, A> {
         let bytes = text.as_bytes();
         let len = bytes.len();
         let first_bytes = self.set.first_bytes();
-        let mut scanner = Scanner::new(self.set.prose_stops());
+        let mut scanner = Scanner::new(self.set.prose_stops(), self.backend);
         let mut at = 0;
         while at < len {
             if self.state == 0 {
@@ -684,6 +724,8 @@ impl<'l, A: Automaton> Counting<'l, A> {
                 }
             }
             let Some(&b) = bytes.get(at) else {
+                // `at < len`: unreachable, and refused if reached.
+                self.tally.fault = true;
                 break;
             };
             if b < 0x80 {
@@ -710,6 +752,9 @@ impl<'l, A: Automaton> Counting<'l, A> {
                 }
             } else {
                 let Some(c) = char_at(text, at) else {
+                    // Every stop is a code-point boundary: unreachable, and refused
+                    // if reached.
+                    self.tally.fault = true;
                     break;
                 };
                 let end = at.saturating_add(c.len_utf8());
@@ -766,9 +811,22 @@ pub fn sanitize_prose_with<'a, 'o>(
     literals: &'a LiteralSet<'a>,
     out: &'o mut [u8],
 ) -> Result<Prose<'o>, ProseError<'a>> {
+    sanitize_prose_on(Backend::best(), text, field, max_bytes, literals, out)
+}
+
+/// [`sanitize_prose_with`] on a given backend.
+#[doc(hidden)]
+pub fn sanitize_prose_on<'a, 'o>(
+    backend: Backend,
+    text: &str,
+    field: &'a str,
+    max_bytes: usize,
+    literals: &'a LiteralSet<'a>,
+    out: &'o mut [u8],
+) -> Result<Prose<'o>, ProseError<'a>> {
     match literals.automaton() {
-        AnyAutomaton::Dense(d) => sanitize_on(d, text, field, max_bytes, literals, out),
-        AnyAutomaton::Trie(t) => sanitize_on(t, text, field, max_bytes, literals, out),
+        AnyAutomaton::Dense(d) => sanitize_on(d, text, field, max_bytes, literals, out, backend),
+        AnyAutomaton::Trie(t) => sanitize_on(t, text, field, max_bytes, literals, out, backend),
     }
 }
 
@@ -779,16 +837,22 @@ fn sanitize_on<'a, 'o, A: Automaton>(
     max_bytes: usize,
     literals: &'a LiteralSet<'a>,
     out: &'o mut [u8],
+    backend: Backend,
 ) -> Result<Prose<'o>, ProseError<'a>> {
+    let internal = || ProseError::Rejected(Rejection::internal(field));
     // First pass: the verdict and the length after redaction, writing nothing.
     let tally = Counting {
         auto,
         state: 0,
         tally: Tally::default(),
         set: literals,
-        dropper: Dropper::new(DropRule::Prose),
+        dropper: Dropper::new(DropRule::Prose, backend),
+        backend,
     }
     .run(text);
+    if tally.fault {
+        return Err(internal());
+    }
     if let Some(literal) = literals.first_of(tally.found) {
         return Err(ProseError::Rejected(Rejection::forgery(field, literal)));
     }
@@ -810,45 +874,60 @@ fn sanitize_on<'a, 'o, A: Automaton>(
     // Second pass: write, stopping as soon as the cap is reached. Text the first
     // pass left whole (nothing dropped or redacted) is its own result: a copy.
     if !(dropped || tally.markers() || truncated) {
-        return Ok(Prose {
-            text: crate::scan::copy_str(out, text).unwrap_or_default(),
-            truncated,
-            original_bytes,
-        });
+        return backend
+            .copy_str(out, text)
+            .map(|text| Prose {
+                text,
+                truncated,
+                original_bytes,
+            })
+            .ok_or_else(internal);
     }
-    let mut writer = CapWriter::new(out, max_bytes, true);
+    let mut writer = CapWriter::new(out, max_bytes, true, backend);
     if tally.markers() {
         // Markers to redact: the markers-only engine.
-        let mut engine = Engine::new(&MARKER_DENSE, &MARKER_STOPS, ByteSet::EMPTY);
+        let mut engine = Engine::new(&MARKER_DENSE, &MARKER_STOPS, ByteSet::EMPTY, backend);
         engine.push_str(text, &mut writer);
         engine.finish(&mut writer);
+        writer.fault |= engine.fault;
     } else if dropped {
         // Only drops: strip's loop with the prose rule, dense regions packed
-        // straight into the output.
-        writer.len = drop_into(text, writer.out, max_bytes, DropRule::Prose).unwrap_or(0);
+        // straight into the output. It drops something: the counting pass saw it.
+        match drop_into(text, writer.out, max_bytes, DropRule::Prose, backend) {
+            Some(len) => writer.len = len,
+            None => writer.fault = true,
+        }
     } else {
         let end = floor_char_boundary(text, max_bytes);
         let body = text.as_bytes().get(..end).unwrap_or_default();
-        crate::scan::copy(writer.out, body);
+        backend.copy(writer.out, body);
         writer.len = body.len();
+    }
+    // The written body is exactly what the counting pass measured: all of it, or
+    // when cut, the cap less at most the three bytes of a split code point.
+    let body_ok = if truncated {
+        writer.len <= max_bytes && writer.len.saturating_add(3) >= max_bytes
+    } else {
+        writer.len == original_bytes
+    };
+    if writer.fault || !body_ok {
+        return Err(internal());
     }
     if truncated {
         let mut note_buf = NoteBuf::default();
-        let _ = write!(note_buf, "{note}");
-        writer.append(note_buf.as_str());
+        write!(note_buf, "{note}").map_err(|_| internal())?;
+        writer.append(note_buf.as_str(backend).ok_or_else(internal)?);
+        if writer.fault {
+            return Err(internal());
+        }
     }
     let CapWriter { out, len, .. } = writer;
-    let written: &'o [u8] = out.get(..len).unwrap_or_default();
+    let written: &'o [u8] = out.get(..len).ok_or_else(internal)?;
     Ok(Prose {
-        text: out_str(written),
+        text: backend.to_str(written).map_err(|_| internal())?,
         truncated,
         original_bytes,
     })
-}
-
-fn out_str(bytes: &[u8]) -> &str {
-    // Infallible: the writer copies whole code points and ASCII-only redactions.
-    crate::scan::to_str(bytes).unwrap_or_default()
 }
 
 /// A fixed buffer large enough for any truncation note.
@@ -867,8 +946,9 @@ impl Default for NoteBuf {
 }
 
 impl NoteBuf {
-    fn as_str(&self) -> &str {
-        out_str(self.buf.get(..self.len).unwrap_or_default())
+    /// The note written; `None` if it is not text (it always is).
+    fn as_str(&self, backend: Backend) -> Option<&str> {
+        backend.to_str(self.buf.get(..self.len)?).ok()
     }
 }
 
@@ -933,6 +1013,18 @@ impl<'a, 'o> ProseStream<'a, 'o> {
         literals: &'a LiteralSet<'a>,
         buf: &'o mut [u8],
     ) -> Result<Self, BufferTooSmall> {
+        ProseStream::new_on(Backend::best(), field, max_bytes, literals, buf)
+    }
+
+    /// [`ProseStream::new`] on a given backend.
+    #[doc(hidden)]
+    pub fn new_on(
+        backend: Backend,
+        field: &'a str,
+        max_bytes: usize,
+        literals: &'a LiteralSet<'a>,
+        buf: &'o mut [u8],
+    ) -> Result<Self, BufferTooSmall> {
         let needed = stream_buffer_len(max_bytes);
         if buf.len() < needed {
             return Err(BufferTooSmall { needed });
@@ -944,9 +1036,10 @@ impl<'a, 'o> ProseStream<'a, 'o> {
                 literals.automaton(),
                 literals.prose_stops(),
                 literals.first_bytes(),
+                backend,
             ),
             utf8: Utf8Stream::new(),
-            writer: CapWriter::new(buf, max_bytes, false),
+            writer: CapWriter::new(buf, max_bytes, false, backend),
         })
     }
 
@@ -963,6 +1056,10 @@ impl<'a, 'o> ProseStream<'a, 'o> {
     pub fn finish(mut self) -> Result<Prose<'o>, StreamError<'a>> {
         self.utf8.finish().map_err(StreamError::Utf8)?;
         self.engine.finish(&mut self.writer);
+        let internal = StreamError::Rejected(Rejection::internal(self.field));
+        if self.engine.fault || self.writer.fault {
+            return Err(internal);
+        }
         if let Some(literal) = self.literals.first_of(self.engine.found) {
             return Err(StreamError::Rejected(Rejection::forgery(
                 self.field, literal,
@@ -976,13 +1073,22 @@ impl<'a, 'o> ProseStream<'a, 'o> {
                 max_bytes: self.writer.cap,
             };
             let mut note_buf = NoteBuf::default();
-            let _ = write!(note_buf, "{note}");
-            self.writer.append(note_buf.as_str());
+            if write!(note_buf, "{note}").is_err() {
+                return Err(internal);
+            }
+            let Some(note) = note_buf.as_str(self.writer.backend) else {
+                return Err(internal);
+            };
+            self.writer.append(note);
+            if self.writer.fault {
+                return Err(internal);
+            }
         }
+        let backend = self.writer.backend;
         let CapWriter { out, len, .. } = self.writer;
-        let written: &'o [u8] = out.get(..len).unwrap_or_default();
+        let written: &'o [u8] = out.get(..len).ok_or(internal)?;
         Ok(Prose {
-            text: out_str(written),
+            text: backend.to_str(written).map_err(|_| internal)?,
             truncated,
             original_bytes,
         })
@@ -996,10 +1102,21 @@ mod tests {
     use std::vec;
 
     fn sanitize(text: &str, max: usize) -> Result<String, String> {
+        sanitize_on_backend(Backend::best(), text, max)
+    }
+
+    fn sanitize_on_backend(backend: Backend, text: &str, max: usize) -> Result<String, String> {
         let mut out = vec![0u8; worst_case_len(text.len(), max)];
-        sanitize_prose(text, "insight", max, &mut out)
-            .map(|p| p.text.to_string())
-            .map_err(|e| e.to_string())
+        sanitize_prose_on(
+            backend,
+            text,
+            "insight",
+            max,
+            &LiteralSet::DEFAULT,
+            &mut out,
+        )
+        .map(|p| p.text.to_string())
+        .map_err(|e| e.to_string())
     }
 
     #[test]
@@ -1043,13 +1160,10 @@ mod tests {
                 "\u{2060}b".repeat(40)
             );
             for max in [10, 100, 10_000] {
-                for (portable, avx2) in [(false, false), (false, true), (true, false)] {
-                    crate::scan::force_portable(portable);
-                    crate::scan::force_avx2(avx2);
-                    let got = sanitize(&text, max);
-                    let rejected = sanitize(&std::format!("{text}{noise}{literal}"), max);
-                    crate::scan::force_portable(false);
-                    crate::scan::force_avx2(false);
+                for backend in Backend::all() {
+                    let got = sanitize_on_backend(backend, &text, max);
+                    let rejected =
+                        sanitize_on_backend(backend, &std::format!("{text}{noise}{literal}"), max);
                     assert_eq!(got, naive(&text, max), "pad {pad} max {max}");
                     assert!(rejected.unwrap_err().contains("APPLICABLE-RULES"));
                 }
@@ -1227,11 +1341,9 @@ mod tests {
         set: &LiteralSet<'_>,
     ) -> Result<(), proptest::test_runner::TestCaseError> {
         let expected = naive_with(text, max, set.literals()).map_err(|lit| lit.len());
-        for (portable, avx2) in [(false, false), (false, true), (true, false)] {
-            crate::scan::force_portable(portable);
-            crate::scan::force_avx2(avx2);
+        for backend in Backend::all() {
             let mut out = vec![0u8; worst_case_len(text.len(), max)];
-            let got = sanitize_prose_with(text, "insight", max, set, &mut out)
+            let got = sanitize_prose_on(backend, text, "insight", max, set, &mut out)
                 .map(|p| p.text.to_string())
                 .map_err(|e| match e {
                     ProseError::Rejected(r) => {
@@ -1245,20 +1357,18 @@ mod tests {
                     }
                     ProseError::BufferTooSmall(_) => usize::MAX,
                 });
-            crate::scan::force_portable(false);
-            crate::scan::force_avx2(false);
-            proptest::prop_assert_eq!(&got, &expected, "portable {} avx2 {}", portable, avx2);
+            proptest::prop_assert_eq!(&got, &expected, "{}", backend.name());
             // The exact size is enough (uncut: a cut may need the whole cap); one
             // byte less writes nothing.
             if let Ok(done) = &got {
                 if done.len() <= max {
                     let mut exact = vec![0u8; done.len()];
-                    let again = sanitize_prose_with(text, "insight", max, set, &mut exact);
+                    let again = sanitize_prose_on(backend, text, "insight", max, set, &mut exact);
                     proptest::prop_assert_eq!(again.map(|p| p.text), Ok(done.as_str()));
                 }
                 if !done.is_empty() {
                     let mut short = vec![0xAAu8; done.len() - 1];
-                    let err = sanitize_prose_with(text, "insight", max, set, &mut short);
+                    let err = sanitize_prose_on(backend, text, "insight", max, set, &mut short);
                     proptest::prop_assert!(matches!(err, Err(ProseError::BufferTooSmall(_))));
                     proptest::prop_assert!(short.iter().all(|&b| b == 0xAA));
                 }
@@ -1275,7 +1385,8 @@ mod tests {
             state: 0,
             tally: Tally::default(),
             set: &LiteralSet::DEFAULT,
-            dropper: Dropper::new(DropRule::Prose),
+            dropper: Dropper::new(DropRule::Prose, Backend::best()),
+            backend: Backend::best(),
         }
         .run(text);
         assert_eq!(
@@ -1284,7 +1395,8 @@ mod tests {
                 found: 0,
                 dropped: 3 + 1 + 1,
                 starts: 1,
-                ends: 1
+                ends: 1,
+                fault: false,
             }
         );
     }
@@ -1306,43 +1418,45 @@ mod tests {
         #[test]
         fn specialised_stream_matches_one_shot(text in specialised_text(), max in 0usize..600, size in 1usize..90) {
             let Ok(expected) = naive(&text, max) else { return Ok(()) };
-            let mut buf = vec![0u8; stream_buffer_len(max)];
-            let mut stream =
-                ProseStream::new("insight", max, &LiteralSet::DEFAULT, &mut buf).unwrap();
-            for chunk in text.as_bytes().chunks(size) {
-                stream.feed(chunk).unwrap();
+            for backend in Backend::all() {
+                let mut buf = vec![0u8; stream_buffer_len(max)];
+                let mut stream =
+                    ProseStream::new_on(backend, "insight", max, &LiteralSet::DEFAULT, &mut buf)
+                        .unwrap();
+                for chunk in text.as_bytes().chunks(size) {
+                    stream.feed(chunk).unwrap();
+                }
+                proptest::prop_assert_eq!(stream.finish().unwrap().text, expected.as_str());
             }
-            proptest::prop_assert_eq!(stream.finish().unwrap().text, expected.as_str());
         }
 
         #[test]
         fn one_shot_matches_naive(text in hostile_text(), max in 0usize..400) {
             let expected = naive(&text, max).map_err(|lit| lit.len());
-            for (portable, avx2) in [(false, false), (false, true), (true, false)] {
-                crate::scan::force_portable(portable);
-                crate::scan::force_avx2(avx2);
-                let got = sanitize(&text, max).map_err(|e| {
+            for backend in Backend::all() {
+                let got = sanitize_on_backend(backend, &text, max).map_err(|e| {
                     crate::WRAPPER_FORGERY_LITERALS
                         .iter()
                         .find(|l| e.contains(*l))
                         .map_or(0, |l| l.len())
                 });
-                crate::scan::force_portable(false);
-                crate::scan::force_avx2(false);
-                proptest::prop_assert_eq!(&got, &expected, "portable {} avx2 {}", portable, avx2);
+                proptest::prop_assert_eq!(&got, &expected, "{}", backend.name());
             }
         }
 
         #[test]
         fn stream_matches_naive(text in hostile_text(), max in 0usize..400, size in 1usize..80) {
             let Ok(expected) = naive(&text, max) else { return Ok(()) };
-            let mut buf = vec![0u8; stream_buffer_len(max)];
-            let mut stream =
-                ProseStream::new("insight", max, &LiteralSet::DEFAULT, &mut buf).unwrap();
-            for chunk in text.as_bytes().chunks(size) {
-                stream.feed(chunk).unwrap();
+            for backend in Backend::all() {
+                let mut buf = vec![0u8; stream_buffer_len(max)];
+                let mut stream =
+                    ProseStream::new_on(backend, "insight", max, &LiteralSet::DEFAULT, &mut buf)
+                        .unwrap();
+                for chunk in text.as_bytes().chunks(size) {
+                    stream.feed(chunk).unwrap();
+                }
+                proptest::prop_assert_eq!(stream.finish().unwrap().text, expected.as_str());
             }
-            proptest::prop_assert_eq!(stream.finish().unwrap().text, expected.as_str());
         }
     }
 }

@@ -37,6 +37,9 @@ pub enum Reason<'a> {
     },
     /// The text contains a delivery-wrapper literal (the one given, as declared).
     Forgery(&'a str),
+    /// An internal consistency check failed (the passes over the text disagreed):
+    /// the record is refused rather than returned with a hole.
+    Internal,
 }
 
 /// A rejected record: which field, why, and the value the message previews.
@@ -55,6 +58,11 @@ impl<'a> Rejection<'a> {
             reason,
             value,
         }
+    }
+
+    /// The refusal of a record an internal check failed on; it previews nothing.
+    pub(crate) const fn internal(field: &'a str) -> Self {
+        Rejection::new(field, Reason::Internal, "")
     }
 
     /// A forgery rejection previews the literal it found, not the text.
@@ -129,6 +137,9 @@ impl fmt::Display for Rejection<'_> {
                 "must not contain the delivery-wrapper literal {}",
                 JsonString::whole(literal)
             )?,
+            Reason::Internal => {
+                f.write_str("could not be sanitized (internal consistency check failed)")?
+            }
         }
         write!(
             f,

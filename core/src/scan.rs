@@ -6,18 +6,20 @@
 //!
 //! A `Finder` describes a set of bytes; `Scanner::next` looks at 64 bytes at a
 //! time, hands each byte of the set to the caller's exact test, and returns the first
-//! one the test confirms. The 64-byte candidate masks come from a SIMD backend picked
-//! at run time (AVX2 or SSE2 on x86, module `x86`) or from the portable SWAR code here,
-//! which is always compiled and is tested against the others.
+//! one the test confirms. The 64-byte candidate masks come from the instruction sets
+//! a [`Backend`] names (AVX2 or SSE2 on x86, module `x86`) or from the portable SWAR
+//! code here, which is always compiled and is tested against the others.
 
 // SIMD intrinsics need unsafe loads and calls; nowhere else in the crate does.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
 #[allow(unsafe_code)]
 mod x86;
 
+// The portable backend's one unsafe line: a copy of a `str` is a `str`.
+#[allow(unsafe_code)]
 mod portable;
 
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicU8, Ordering};
 
 /// A set of byte values, as a 256-bit mask.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,7 +34,7 @@ impl ByteSet {
         let mut set = ByteSet::EMPTY;
         let mut b = 0u8;
         loop {
-            if crate::class::may_need_attention(b) {
+            if crate::rules::is_attention_lead(b) {
                 set = set.with(b);
             }
             if b == u8::MAX {
@@ -197,82 +199,52 @@ impl Finder {
     }
 }
 
-/// Which block backend computes candidate masks.
+/// Which block code computes candidate masks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Backend {
+pub(crate) enum Blocks {
     /// SWAR over `u64` words; every target.
     Portable,
     /// 16-byte vectors (x86 baseline).
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
     Sse2,
     /// 32-byte vectors with exact nibble-table membership.
-    #[cfg(target_arch = "x86_64")]
-    Avx2,
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+    Avx2(x86::Avx2),
 }
 
-impl Backend {
-    /// The best backend this CPU runs, or the portable one when forced.
-    #[inline]
-    pub(crate) fn detect() -> Backend {
-        if FORCE_PORTABLE.load(Ordering::Relaxed) {
-            return Backend::Portable;
-        }
-        #[cfg(target_arch = "x86_64")]
-        {
-            x86::detect()
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            Backend::Portable
-        }
-    }
-
-    /// Every backend this CPU runs (for tests and benchmarks).
+impl Blocks {
+    /// Every block backend this CPU runs (for tests).
     #[cfg(test)]
-    pub(crate) fn available() -> std::vec::Vec<Backend> {
-        let mut all = std::vec![Backend::Portable];
-        #[cfg(target_arch = "x86_64")]
-        {
-            all.push(Backend::Sse2);
-            if x86::detect() == Backend::Avx2 {
-                all.push(Backend::Avx2);
-            }
-        }
+    pub(crate) fn available() -> std::vec::Vec<Blocks> {
+        let mut all: std::vec::Vec<Blocks> = Backend::all().map(|b| b.blocks).collect();
+        all.dedup();
         all
     }
 
-    /// The name of the backend, for reports.
-    pub(crate) const fn name(self) -> &'static str {
-        match self {
-            Backend::Portable => "portable (SWAR)",
-            #[cfg(target_arch = "x86_64")]
-            Backend::Sse2 => "SSE2",
-            #[cfg(target_arch = "x86_64")]
-            Backend::Avx2 => "AVX2",
-        }
-    }
-
     /// The first 64-byte block at or after `from` (blocks start at `from`) with a
-    /// candidate: its start and a mask whose bit `i` marks byte `start + i`.
+    /// candidate.
     #[inline]
-    fn candidates(self, bytes: &[u8], from: usize, f: &Finder) -> Option<(usize, u64)> {
+    fn candidates(self, bytes: &[u8], from: usize, f: &Finder) -> Option<Candidates> {
         let rest = bytes.get(from..)?;
         // A refined finder looks two bytes past each block.
         let ahead = if f.refined { 2 } else { 0 };
         let whole = rest.len().saturating_sub(ahead) & !63;
         let blocks = rest.get(..whole).unwrap_or_default();
         let found = match self {
-            Backend::Portable => portable_blocks(blocks, f),
-            #[cfg(target_arch = "x86_64")]
-            Backend::Sse2 => x86::sse2_blocks(blocks, f),
-            #[cfg(target_arch = "x86_64")]
-            Backend::Avx2 => {
+            Blocks::Portable => portable_blocks(blocks, f),
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            Blocks::Sse2 => x86::sse2_blocks(blocks, f),
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            Blocks::Avx2(cpu) => {
                 let data = rest.get(..whole.saturating_add(ahead)).unwrap_or_default();
-                x86::avx2_blocks(data, whole, f)
+                x86::avx2_blocks(data, whole, f, cpu)
             }
         };
         if let Some((offset, mask)) = found {
-            return Some((from.saturating_add(offset), mask));
+            return Some(Candidates {
+                base: from.saturating_add(offset),
+                mask,
+            });
         }
         // The rest (under 66 bytes) goes through padded copies with the portable
         // test; bits past its end are masked off.
@@ -289,11 +261,202 @@ impl Backend {
                 mask &= (1u64 << n).wrapping_sub(1);
             }
             if mask != 0 {
-                return Some((from.saturating_add(base), mask));
+                return Some(Candidates {
+                    base: from.saturating_add(base),
+                    mask,
+                });
             }
             base = base.saturating_add(64);
         }
         None
+    }
+}
+
+/// A 64-byte block with candidates: where it starts, and bit `i` for byte `base + i`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Candidates {
+    base: usize,
+    mask: u64,
+}
+
+/// The instruction sets every fast path of one call uses: a capability token. One
+/// exists only for instruction sets the CPU has (the fields are private and filled
+/// by detection), so code holding one never asks the CPU again. [`Backend::best`]
+/// is detected once and cached; tests, benchmarks and fuzz targets name a backend
+/// explicitly with the `*_on` entry points (there is no global switch).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Backend {
+    blocks: Blocks,
+    drops: Compactor,
+    /// AVX2 for UTF-8 validation and long copies.
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+    avx2: Option<x86::Avx2>,
+}
+
+impl Default for Backend {
+    /// [`Backend::best`].
+    fn default() -> Self {
+        Backend::best()
+    }
+}
+
+/// [`Backend::best`]'s index into [`Backend::all`] plus one; 0 before detection.
+static BEST: AtomicU8 = AtomicU8::new(0);
+
+impl Backend {
+    /// SWAR scan, table-driven dense drops, `core`'s UTF-8 validation: what every
+    /// target runs.
+    pub const PORTABLE: Backend = Backend {
+        blocks: Blocks::Portable,
+        drops: Compactor::Portable,
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+        avx2: None,
+    };
+
+    /// Every backend this CPU runs, portable first, best last.
+    pub fn all() -> impl Iterator<Item = Backend> {
+        #[cfg_attr(
+            not(all(target_arch = "x86_64", not(feature = "portable-only"))),
+            allow(unused_mut)
+        )]
+        let mut all = [Some(Backend::PORTABLE), None, None, None];
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+        {
+            let avx2 = x86::avx2();
+            if let Some(slot) = all.get_mut(1) {
+                *slot = Some(Backend {
+                    blocks: Blocks::Sse2,
+                    drops: Compactor::Portable,
+                    avx2: None,
+                });
+            }
+            if let (Some(cpu), Some(slot)) = (avx2, all.get_mut(2)) {
+                let drops = match x86::bmi2() {
+                    Some(bmi2) => Compactor::Simd(SimdCompactor::Bmi2(bmi2)),
+                    None => Compactor::Portable,
+                };
+                *slot = Some(Backend {
+                    blocks: Blocks::Avx2(cpu),
+                    drops,
+                    avx2: Some(cpu),
+                });
+            }
+            if let (Some(cpu), Some(vbmi2), Some(slot)) = (avx2, x86::vbmi2(), all.get_mut(3)) {
+                *slot = Some(Backend {
+                    blocks: Blocks::Avx2(cpu),
+                    drops: Compactor::Simd(SimdCompactor::Avx512(vbmi2)),
+                    avx2: Some(cpu),
+                });
+            }
+        }
+        all.into_iter().flatten()
+    }
+
+    /// The fastest backend this CPU runs, detected on the first call.
+    #[inline]
+    pub fn best() -> Backend {
+        let cached = BEST.load(Ordering::Relaxed);
+        if cached != 0
+            && let Some(best) = Backend::all().nth(usize::from(cached).wrapping_sub(1))
+        {
+            return best;
+        }
+        Backend::detect()
+    }
+
+    #[cold]
+    fn detect() -> Backend {
+        let mut best = Backend::PORTABLE;
+        let mut index = 0usize;
+        for (i, backend) in Backend::all().enumerate() {
+            best = backend;
+            index = i;
+        }
+        BEST.store(
+            u8::try_from(index.saturating_add(1)).unwrap_or(0),
+            Ordering::Relaxed,
+        );
+        best
+    }
+
+    /// The backend of this name (`portable`, `sse2`, `avx2`, `avx512`) if the CPU
+    /// runs it.
+    pub fn named(name: &str) -> Option<Backend> {
+        Backend::all().find(|b| b.name() == name)
+    }
+
+    /// The backend's short name.
+    pub const fn name(self) -> &'static str {
+        match (self.blocks, self.drops) {
+            (Blocks::Portable, _) => "portable",
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            (Blocks::Sse2, _) => "sse2",
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            (Blocks::Avx2(_), Compactor::Simd(SimdCompactor::Avx512(_))) => "avx512",
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            (Blocks::Avx2(_), _) => "avx2",
+        }
+    }
+
+    /// What the block scan runs on, for reports.
+    pub const fn scan_name(self) -> &'static str {
+        match self.blocks {
+            Blocks::Portable => "portable (SWAR)",
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            Blocks::Sse2 => "SSE2",
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            Blocks::Avx2(_) => "AVX2",
+        }
+    }
+
+    /// What dense drop regions run on, for reports.
+    pub const fn dense_drop_name(self) -> &'static str {
+        self.drops.name()
+    }
+
+    /// `bytes` as text, validated with SIMD where this backend has it; the error is
+    /// `core::str::from_utf8`'s, so offsets are exact.
+    #[inline]
+    pub(crate) fn to_str(self, bytes: &[u8]) -> Result<&str, core::str::Utf8Error> {
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+        if bytes.len() >= 64
+            && let Some(cpu) = self.avx2
+            && let Some(text) = x86::validate_utf8(bytes, cpu)
+        {
+            return Ok(text);
+        }
+        core::str::from_utf8(bytes)
+    }
+
+    /// Copies `src` to the start of `dst`; nothing when `dst` is shorter. Long copies
+    /// use vector moves that do not depend on the two buffers' relative alignment.
+    #[inline]
+    pub(crate) fn copy(self, dst: &mut [u8], src: &[u8]) {
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+        if src.len() >= 256
+            && let Some(cpu) = self.avx2
+            && x86::copy(dst, src, cpu)
+        {
+            return;
+        }
+        if let Some(dst) = dst.get_mut(..src.len()) {
+            dst.copy_from_slice(src);
+        }
+    }
+
+    /// Copies `text` to the start of `dst` and returns the copy as text (`None` when
+    /// `dst` is shorter), without validating it again.
+    #[inline]
+    pub(crate) fn copy_str<'o>(self, dst: &'o mut [u8], text: &str) -> Option<&'o str> {
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+        {
+            x86::copy_str(dst, text, self.avx2)
+        }
+        #[cfg(not(all(target_arch = "x86_64", not(feature = "portable-only"))))]
+        {
+            portable::copy_str(dst, text)
+        }
     }
 }
 
@@ -302,7 +465,7 @@ impl Backend {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Scanner<'f> {
     finder: &'f Finder,
-    backend: Backend,
+    blocks: Blocks,
     /// Start of the cached block and its candidate mask.
     base: usize,
     mask: u64,
@@ -310,18 +473,18 @@ pub(crate) struct Scanner<'f> {
 }
 
 impl<'f> Scanner<'f> {
-    /// A scanner for `finder` on the best backend of this CPU.
+    /// A scanner for `finder` on `backend`.
     #[inline]
-    pub(crate) fn new(finder: &'f Finder) -> Self {
-        Scanner::with_backend(finder, Backend::detect())
+    pub(crate) const fn new(finder: &'f Finder, backend: Backend) -> Self {
+        Scanner::with_blocks(finder, backend.blocks)
     }
 
-    /// A scanner on a given backend.
+    /// A scanner on a given block backend.
     #[inline]
-    pub(crate) const fn with_backend(finder: &'f Finder, backend: Backend) -> Self {
+    pub(crate) const fn with_blocks(finder: &'f Finder, blocks: Blocks) -> Self {
         Scanner {
             finder,
-            backend,
+            blocks,
             base: 0,
             mask: 0,
             cached: false,
@@ -342,8 +505,8 @@ impl<'f> Scanner<'f> {
         loop {
             let offset = at.wrapping_sub(self.base);
             if !(self.cached && offset < 64) {
-                match self.backend.candidates(bytes, at, self.finder) {
-                    Some((base, mask)) => {
+                match self.blocks.candidates(bytes, at, self.finder) {
+                    Some(Candidates { base, mask }) => {
                         self.base = base;
                         self.mask = mask;
                         self.cached = true;
@@ -378,7 +541,7 @@ impl<'f> Scanner<'f> {
 /// `bytes.len()`.
 #[cfg(test)]
 pub(crate) fn next_in_set(bytes: &[u8], from: usize, finder: &Finder) -> usize {
-    Scanner::new(finder).next(bytes, from, |_, _| true)
+    Scanner::new(finder, Backend::best()).next(bytes, from, |_, _| true)
 }
 
 /// The code point starting at byte `i` of `text`, if `i` is a boundary inside it.
@@ -390,29 +553,33 @@ pub(crate) fn char_at(text: &str, i: usize) -> Option<char> {
 /// Lead bytes of controls, table members and variation selectors.
 pub(crate) static ATTENTION: Finder = Finder::new(ByteSet::ATTENTION).refined();
 
-/// Whether the byte at `i`, if it is one of the multi-byte attention lead bytes
-/// (0xC2, 0xE1, 0xE2, 0xE3, 0xEF, 0xF3), is followed by bytes that can make an
-/// attention code point: a C1 control or U+00AD, U+115F/U+1160/U+180E, U+200B–U+2069,
-/// U+3164, U+FE00–U+FEFF, the plane-14 tags and selectors. Other bytes, and bytes
-/// whose continuation lies past the end of `bytes`, answer `true` (conservative).
+/// Whether the byte at `i`, if it is a multi-byte attention lead byte, is followed
+/// by bytes that can make an attention code point (the first three bytes of one of
+/// [`crate::rules::ATTENTION_LEADS`]' patterns). Other bytes, and bytes whose
+/// continuation lies past the end of `bytes`, answer `true` (conservative).
 #[inline]
 pub(crate) fn lead_may_attend(bytes: &[u8], i: usize) -> bool {
+    use crate::rules::LEADS;
     let (Some(&b0), Some(&b1)) = (bytes.get(i), bytes.get(i.wrapping_add(1))) else {
         return true;
     };
-    let b2 = bytes.get(i.wrapping_add(2)).copied();
-    match b0 {
-        0xC2 => matches!(b1, 0x80..=0x9F | 0xAD),
-        0xE1 => matches!(b1, 0x85 | 0xA0),
-        0xE2 => match b1 {
-            0x80 => b2.is_none_or(|t| matches!(t, 0x8B..=0x8D | 0xAA..=0xAE)),
-            0x81 => b2.is_none_or(|t| matches!(t, 0xA0..=0xA9)),
-            _ => false,
-        },
-        0xE3 => b1 == 0x85,
-        0xEF => matches!(b1, 0xB8 | 0xBB),
-        0xF3 => b1 == 0xA0,
-        _ => true,
+    let row = usize::from(LEADS.row.get(usize::from(b0)).copied().unwrap_or(0));
+    if row == 0 {
+        return true;
+    }
+    let is_cont = |b: u8| (0x80..0xC0).contains(&b);
+    if !is_cont(b1) {
+        return false;
+    }
+    let row = row.wrapping_sub(1);
+    let word = row.wrapping_mul(64).wrapping_add(usize::from(b1 & 63));
+    let bits = LEADS.bits.get(word).copied().unwrap_or(u64::MAX);
+    if !LEADS.third.get(row).copied().unwrap_or(true) {
+        return bits != 0;
+    }
+    match bytes.get(i.wrapping_add(2)) {
+        Some(&b2) => is_cont(b2) && (bits >> (b2 & 63)) & 1 != 0,
+        None => bits != 0,
     }
 }
 
@@ -420,8 +587,14 @@ pub(crate) fn lead_may_attend(bytes: &[u8], i: usize) -> bool {
 /// dangerous-invisible table, or a variation selector (U+FE00–U+FE0F) — as its byte
 /// offset and the code point. Clean text is skipped many bytes at a time.
 pub fn first_attention(text: &str) -> Option<(usize, char)> {
+    first_attention_on(Backend::best(), text)
+}
+
+/// [`first_attention`] on a given backend.
+#[doc(hidden)]
+pub fn first_attention_on(backend: Backend, text: &str) -> Option<(usize, char)> {
     let mut found = None;
-    Scanner::new(&ATTENTION).next(text.as_bytes(), 0, |i, _| {
+    Scanner::new(&ATTENTION, backend).next(text.as_bytes(), 0, |i, _| {
         let c = char_at(text, i);
         let hit = c.is_some_and(needs_attention);
         if hit {
@@ -432,56 +605,23 @@ pub fn first_attention(text: &str) -> Option<(usize, char)> {
     found
 }
 
-/// `bytes` as text, validated with SIMD where the CPU allows; the error is
-/// `core::str::from_utf8`'s, so offsets are exact.
-#[inline]
-pub(crate) fn to_str(bytes: &[u8]) -> Result<&str, core::str::Utf8Error> {
-    #[cfg(target_arch = "x86_64")]
-    if bytes.len() >= 64
-        && !FORCE_PORTABLE.load(Ordering::Relaxed)
-        && let Some(text) = x86::validate_utf8(bytes)
-    {
-        return Ok(text);
-    }
-    core::str::from_utf8(bytes)
-}
-
-/// Copies `src` to the start of `dst`; nothing when `dst` is shorter. Long copies
-/// use vector moves that do not depend on the two buffers' relative alignment.
-#[inline]
-pub(crate) fn copy(dst: &mut [u8], src: &[u8]) {
-    #[cfg(target_arch = "x86_64")]
-    if src.len() >= 256 && !FORCE_PORTABLE.load(Ordering::Relaxed) && x86::copy(dst, src) {
-        return;
-    }
-    if let Some(dst) = dst.get_mut(..src.len()) {
-        dst.copy_from_slice(src);
-    }
-}
-
-/// Copies `text` to the start of `dst` and returns the copy as text (`None` when
-/// `dst` is shorter). A byte-for-byte copy of a `str` is UTF-8, so it is not
-/// validated again.
-#[allow(unsafe_code)]
-pub(crate) fn copy_str<'o>(dst: &'o mut [u8], text: &str) -> Option<&'o str> {
-    let dst = dst.get_mut(..text.len())?;
-    copy(dst, text.as_bytes());
-    let copied: &'o [u8] = dst;
-    debug_assert_eq!(copied, text.as_bytes());
-    // SAFETY: `copied` holds exactly the bytes of `text` (copied just above into a
-    // buffer of its length), and `text` is a `str`, so they are valid UTF-8.
-    Some(unsafe { core::str::from_utf8_unchecked(copied) })
+/// The SIMD packings of dense drop regions, each holding the proof that the CPU
+/// runs it.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SimdCompactor {
+    /// `vpcompressb`: a 64-byte block in one instruction (AVX-512 VBMI2).
+    Avx512(x86::Vbmi2),
+    /// `pext` over 8-byte words (BMI2); the masks still come from AVX2.
+    Bmi2(x86::Bmi2),
 }
 
 /// How a dense drop region packs the bytes it keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Compactor {
-    /// `vpcompressb`: a 64-byte block in one instruction (AVX-512 VBMI2).
-    #[cfg(target_arch = "x86_64")]
-    Avx512,
-    /// `pext` over 8-byte words (BMI2); the masks still come from AVX2.
-    #[cfg(target_arch = "x86_64")]
-    Bmi2,
+    /// SIMD masks and packing.
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+    Simd(SimdCompactor),
     /// No SIMD: a code point at a time over the block, classified by tables.
     Portable,
 }
@@ -490,10 +630,10 @@ impl Compactor {
     /// The name of the compactor, for reports.
     pub(crate) const fn name(self) -> &'static str {
         match self {
-            #[cfg(target_arch = "x86_64")]
-            Compactor::Avx512 => "AVX-512 (vpcompressb)",
-            #[cfg(target_arch = "x86_64")]
-            Compactor::Bmi2 => "AVX2 + BMI2 (pext)",
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            Compactor::Simd(SimdCompactor::Avx512(_)) => "AVX-512 (vpcompressb)",
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            Compactor::Simd(SimdCompactor::Bmi2(_)) => "AVX2 + BMI2 (pext)",
             Compactor::Portable => "portable (tables)",
         }
     }
@@ -522,13 +662,12 @@ pub(crate) struct Dropper {
 }
 
 impl Dropper {
-    /// A dropper for `rule` on the best compactor of this CPU (the portable one when
-    /// forced portable or without AVX2 and BMI2).
+    /// A dropper for `rule` on `backend`'s compactor.
     #[inline]
-    pub(crate) fn new(rule: DropRule) -> Self {
+    pub(crate) const fn new(rule: DropRule, backend: Backend) -> Self {
         Dropper {
             rule,
-            compactor: Some(current_compactor()),
+            compactor: Some(backend.drops),
         }
     }
 
@@ -541,15 +680,11 @@ impl Dropper {
     /// Every compactor this CPU runs, and none (for tests).
     #[cfg(test)]
     pub(crate) fn available() -> std::vec::Vec<Option<Compactor>> {
-        let mut all = std::vec![None, Some(Compactor::Portable)];
-        #[cfg(target_arch = "x86_64")]
-        match detect_compactor() {
-            Some(Compactor::Avx512) => {
-                all.push(Some(Compactor::Bmi2));
-                all.push(Some(Compactor::Avx512));
+        let mut all = std::vec![None];
+        for backend in Backend::all() {
+            if !all.contains(&Some(backend.drops)) {
+                all.push(Some(backend.drops));
             }
-            Some(Compactor::Bmi2) => all.push(Some(Compactor::Bmi2)),
-            Some(Compactor::Portable) | None => {}
         }
         all
     }
@@ -601,34 +736,6 @@ impl Dropper {
     }
 }
 
-/// The compactor dense drop regions use now: the CPU's best, or the portable one
-/// when forced portable; AVX2 + BMI2 rather than AVX-512 when forced AVX2.
-#[inline]
-fn current_compactor() -> Compactor {
-    if FORCE_PORTABLE.load(Ordering::Relaxed) {
-        return Compactor::Portable;
-    }
-    match detect_compactor() {
-        #[cfg(target_arch = "x86_64")]
-        Some(Compactor::Avx512) if FORCE_AVX2.load(Ordering::Relaxed) => Compactor::Bmi2,
-        Some(c) => c,
-        None => Compactor::Portable,
-    }
-}
-
-/// The SIMD compactor of this CPU (x86-64 only).
-#[inline]
-fn detect_compactor() -> Option<Compactor> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        x86::detect_compactor()
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        None
-    }
-}
-
 /// One dense-drop block on `with` (see [`Dropper::marked_block`]).
 #[inline]
 fn drop_block(
@@ -640,8 +747,8 @@ fn drop_block(
 ) -> Option<(usize, usize, u64)> {
     match with {
         Compactor::Portable => portable::drop_block(w, prose, marks, out),
-        #[cfg(target_arch = "x86_64")]
-        simd => x86::drop_block(w, prose, marks, out, simd),
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+        Compactor::Simd(simd) => x86::drop_block(w, prose, marks, out, simd),
     }
 }
 
@@ -655,38 +762,14 @@ fn plan_block(
 ) -> Option<(usize, u64, u64)> {
     match with {
         Compactor::Portable => portable::plan_block(w, prose, marks),
-        #[cfg(target_arch = "x86_64")]
-        simd => x86::plan_block(w, prose, marks, simd),
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+        Compactor::Simd(simd) => x86::plan_block(w, prose, marks, simd),
     }
-}
-
-static FORCE_PORTABLE: AtomicBool = AtomicBool::new(false);
-
-/// Makes every later scan use the portable SWAR backend (`true`) or the best one the
-/// CPU has (`false`). For benchmarks and for running under valgrind, which does not
-/// model every vector extension; results are the same either way.
-pub fn force_portable(portable: bool) {
-    FORCE_PORTABLE.store(portable, Ordering::Relaxed);
-}
-
-static FORCE_AVX2: AtomicBool = AtomicBool::new(false);
-
-/// Makes dense drop regions avoid AVX-512 (`true`: masks by AVX2, packing by BMI2
-/// `pext`) or use it where the CPU has it (`false`). For running under valgrind,
-/// which does not model AVX-512, and for tests; results are the same either way.
-pub fn force_avx2(avx2: bool) {
-    FORCE_AVX2.store(avx2, Ordering::Relaxed);
 }
 
 /// The scan backend this CPU uses (for benchmark reports).
 pub fn backend_name() -> &'static str {
-    Backend::detect().name()
-}
-
-/// The backend of dense drop regions (strip and prose over text crowded with code
-/// points they drop) this CPU uses now (for benchmark reports).
-pub fn dense_drop_name() -> &'static str {
-    current_compactor().name()
+    Backend::best().scan_name()
 }
 
 /// Whether `c` is a control, a table member or a variation selector.
@@ -762,10 +845,19 @@ mod tests {
 
     #[test]
     fn attention_set_matches_class() {
+        // The lead bytes of every attention code point, by the class functions.
+        let mut leads = [false; 256];
+        for c in '\0'..=char::MAX {
+            if needs_attention(c) {
+                let mut buf = [0u8; 4];
+                leads[usize::from(c.encode_utf8(&mut buf).as_bytes()[0])] = true;
+            }
+        }
         for b in 0..=255u8 {
             assert_eq!(
                 ByteSet::ATTENTION.contains(b),
-                crate::class::may_need_attention(b)
+                leads[usize::from(b)],
+                "{b:#x}"
             );
         }
     }
@@ -819,9 +911,9 @@ mod tests {
     }
 
     /// Every position of the set, by repeated scans on one backend and one scanner.
-    fn scanned_all(bytes: &[u8], f: &Finder, backend: Backend) -> Vec<usize> {
+    fn scanned_all(bytes: &[u8], f: &Finder, backend: Blocks) -> Vec<usize> {
         let mut out = Vec::new();
-        let mut scanner = Scanner::with_backend(f, backend);
+        let mut scanner = Scanner::with_blocks(f, backend);
         let mut at = 0;
         loop {
             at = scanner.next(bytes, at, |_, _| true);
@@ -865,7 +957,7 @@ mod tests {
         // Each byte value, at each position of each length, at each alignment.
         let mut buf = [b'a'; 64 * 4 + 64];
         for f in finders() {
-            for backend in Backend::available() {
+            for backend in Blocks::available() {
                 for align in 0..64 {
                     for len in 0..=(64 * 3) {
                         let hay = &mut buf[align..align + len];
@@ -892,7 +984,7 @@ mod tests {
     #[test]
     fn every_byte_value_in_every_lane() {
         for f in finders() {
-            for backend in Backend::available() {
+            for backend in Blocks::available() {
                 for lane in 0..64 {
                     for v in 0..=255u8 {
                         let mut hay = [b'.'; 130];
@@ -982,6 +1074,56 @@ mod tests {
             || (rule == DropRule::Prose && crate::class::is_control(c) && c != '\t' && c != '\n')
     }
 
+    /// Every code point through every compactor's blocks under both rules, against
+    /// the plain rule: once packed with its neighbours in code-point order, once after
+    /// an ASCII letter. Blocks a compactor declines (U+FE0F after a non-ASCII code
+    /// point, the end of the text) are stepped over one code point at a time.
+    #[test]
+    fn every_code_point_through_every_dropper() {
+        let mut packed = std::string::String::from("a");
+        let mut spaced = std::string::String::new();
+        for c in '\0'..=char::MAX {
+            packed.push(c);
+            spaced.push('a');
+            spaced.push(c);
+        }
+        for text in [packed, spaced] {
+            let bytes = text.as_bytes();
+            for compactor in Dropper::available().into_iter().flatten() {
+                for rule in [DropRule::Strip, DropRule::Prose] {
+                    let dropper = Dropper::with_compactor(rule, Some(compactor));
+                    let mut at = 1;
+                    let mut blocks = 0usize;
+                    while at < bytes.len() {
+                        let mut out = [0u8; 64];
+                        let Some((consumed, kept)) = dropper.block(bytes, at, &mut out) else {
+                            at += text[at..].chars().next().unwrap().len_utf8();
+                            continue;
+                        };
+                        blocks += 1;
+                        let mut expected = Vec::new();
+                        let mut prev = text[..at].chars().next_back();
+                        for c in text[at..at + consumed].chars() {
+                            if !naive_drops(rule, c, prev) {
+                                let mut buf = [0u8; 4];
+                                expected.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                            }
+                            prev = Some(c);
+                        }
+                        assert!(
+                            out[..kept] == expected[..],
+                            "{compactor:?} {rule:?} at U+{:04X}",
+                            u32::from(text[at..].chars().next().unwrap())
+                        );
+                        at += consumed;
+                    }
+                    // Nearly all of the text went through blocks.
+                    assert!(blocks > bytes.len() / 64 - 100, "{compactor:?} {blocks}");
+                }
+            }
+        }
+    }
+
     proptest! {
         #[test]
         fn dropper_blocks_match_naive(text in dense_text(), start in 1usize..64, prose: bool) {
@@ -1066,10 +1208,10 @@ mod tests {
         ) {
             let f = finders()[set_index];
             let naive = naive_all(&bytes, &f);
-            for backend in Backend::available() {
+            for backend in Blocks::available() {
                 prop_assert_eq!(&scanned_all(&bytes, &f, backend), &naive);
                 let first = naive.iter().copied().find(|&i| i >= from).unwrap_or(bytes.len());
-                prop_assert_eq!(Scanner::with_backend(&f, backend).next(&bytes, from, |_, _| true), first);
+                prop_assert_eq!(Scanner::with_blocks(&f, backend).next(&bytes, from, |_, _| true), first);
             }
         }
 
@@ -1084,10 +1226,10 @@ mod tests {
         ) {
             let f = Finder::new(sets()[set_index]).refined();
             let naive = naive_all(&bytes, &f);
-            for backend in Backend::available() {
+            for backend in Blocks::available() {
                 prop_assert_eq!(&scanned_all(&bytes, &f, backend), &naive);
                 let first = naive.iter().copied().find(|&i| i >= from).unwrap_or(bytes.len());
-                prop_assert_eq!(Scanner::with_backend(&f, backend).next(&bytes, from, |_, _| true), first);
+                prop_assert_eq!(Scanner::with_blocks(&f, backend).next(&bytes, from, |_, _| true), first);
             }
         }
 

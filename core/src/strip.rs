@@ -4,7 +4,7 @@
 use core::fmt;
 
 use crate::class::{is_control, is_dangerous_invisible, is_stripped, is_variation_selector};
-use crate::scan::{ByteSet, DropRule, Dropper, Finder, Scanner, char_at};
+use crate::scan::{Backend, ByteSet, DropRule, Dropper, Finder, Scanner, char_at};
 use crate::truncate::floor_char_boundary;
 use crate::utf8::{Utf8Error, Utf8Stream};
 
@@ -31,7 +31,13 @@ fn may_strip_at(text: &str, i: usize) -> bool {
 
 /// The clean runs of `text` after stripping, in order, borrowed from `text`.
 pub fn strip_invisibles(text: &str) -> StripRuns<'_> {
-    StripRuns::after(text, None)
+    strip_invisibles_on(Backend::best(), text)
+}
+
+/// [`strip_invisibles`] on a given backend.
+#[doc(hidden)]
+pub fn strip_invisibles_on(backend: Backend, text: &str) -> StripRuns<'_> {
+    StripRuns::after(text, None, backend)
 }
 
 /// An iterator over the kept runs of a text; `Display` writes them all.
@@ -46,12 +52,12 @@ pub struct StripRuns<'a> {
 
 impl<'a> StripRuns<'a> {
     /// Runs of `text`, where `prev` is the code point the input had just before `text`.
-    pub(crate) fn after(text: &'a str, prev: Option<char>) -> Self {
+    pub(crate) fn after(text: &'a str, prev: Option<char>, backend: Backend) -> Self {
         StripRuns {
             text,
             pos: 0,
             prev,
-            scanner: Scanner::new(&STRIP_FINDER),
+            scanner: Scanner::new(&STRIP_FINDER, backend),
         }
     }
 
@@ -128,20 +134,32 @@ impl core::error::Error for BufferTooSmall {}
 /// Strips `text` into `out`, returning the written text. Nothing is written when `out`
 /// is too small; a buffer of `text.len()` bytes always suffices.
 pub fn strip_into<'o>(text: &str, out: &'o mut [u8]) -> Result<&'o str, BufferTooSmall> {
+    strip_into_on(Backend::best(), text, out)
+}
+
+/// [`strip_into`] on a given backend.
+#[doc(hidden)]
+pub fn strip_into_on<'o>(
+    backend: Backend,
+    text: &str,
+    out: &'o mut [u8],
+) -> Result<&'o str, BufferTooSmall> {
     if out.len() < text.len() {
-        let needed = stripped_len(text);
+        let needed = strip_invisibles_on(backend, text)
+            .map(str::len)
+            .fold(0, usize::saturating_add);
         if out.len() < needed {
             return Err(BufferTooSmall { needed });
         }
     }
-    match drop_into(text, out, usize::MAX, DropRule::Strip) {
+    match drop_into(text, out, usize::MAX, DropRule::Strip, backend) {
         Some(len) => {
             let written = out.get(..len).unwrap_or_default();
             // Infallible: whole runs of a `str` were copied.
-            Ok(crate::scan::to_str(written).unwrap_or_default())
+            Ok(backend.to_str(written).unwrap_or_default())
         }
         // Nothing dropped: the result is the text, copied.
-        None => Ok(crate::scan::copy_str(out, text).unwrap_or_default()),
+        None => Ok(backend.copy_str(out, text).unwrap_or_default()),
     }
 }
 
@@ -149,13 +167,19 @@ pub fn strip_into<'o>(text: &str, out: &'o mut [u8]) -> Result<&'o str, BufferTo
 /// of them (cut on a code-point boundary); returns the length written, or `None`,
 /// writing nothing, when `text` drops nothing. Dense drop regions are packed a block
 /// at a time. Writes nothing past `out[..cap]`; a short `out` cuts like the cap.
-pub(crate) fn drop_into(text: &str, out: &mut [u8], cap: usize, rule: DropRule) -> Option<usize> {
+pub(crate) fn drop_into(
+    text: &str,
+    out: &mut [u8],
+    cap: usize,
+    rule: DropRule,
+    backend: Backend,
+) -> Option<usize> {
     let room = cap.min(out.len());
     let out = out.get_mut(..room).unwrap_or_default();
     let bytes = text.as_bytes();
     let prose = rule == DropRule::Prose;
-    let mut scanner = Scanner::new(if prose { &PROSE_FINDER } else { &STRIP_FINDER });
-    let dropper = Dropper::new(rule);
+    let mut scanner = Scanner::new(if prose { &PROSE_FINDER } else { &STRIP_FINDER }, backend);
+    let dropper = Dropper::new(rule, backend);
     let (mut len, mut run_start, mut at) = (0usize, 0usize, 0usize);
     loop {
         at = scanner.next(bytes, at, |i, b| {
@@ -178,7 +202,7 @@ pub(crate) fn drop_into(text: &str, out: &mut [u8], cap: usize, rule: DropRule) 
             || is_stripped(c, if c == '\u{FE0F}' { prev() } else { None });
         if dropped {
             let run = text.get(run_start..at).unwrap_or_default();
-            match push_capped(out, len, run) {
+            match push_capped(out, len, run, backend) {
                 Ok(n) => len = n,
                 Err(n) => return Some(n),
             }
@@ -205,29 +229,30 @@ pub(crate) fn drop_into(text: &str, out: &mut [u8], cap: usize, rule: DropRule) 
         return None;
     }
     let run = text.get(run_start..).unwrap_or_default();
-    Some(push_capped(out, len, run).unwrap_or_else(|n| n))
+    Some(push_capped(out, len, run, backend).unwrap_or_else(|n| n))
 }
 
 /// Appends `run` to `out` at `len` when it fits (`Ok`, the new length), else the
 /// part of it that does, cut on a code-point boundary (`Err`, the new length).
 #[inline(always)]
-fn push_capped(out: &mut [u8], len: usize, run: &str) -> Result<usize, usize> {
+fn push_capped(out: &mut [u8], len: usize, run: &str, backend: Backend) -> Result<usize, usize> {
     let room = out.len().saturating_sub(len);
     if run.len() <= room {
-        return Ok(push_run(out, len, run.as_bytes()));
+        return Ok(push_run(out, len, run.as_bytes(), backend));
     }
     let cut = floor_char_boundary(run, room);
     Err(push_run(
         out,
         len,
         run.as_bytes().get(..cut).unwrap_or_default(),
+        backend,
     ))
 }
 
 /// Appends `run` to `out` at `len`; returns the new length. Short runs (dense dirty
 /// text) are copied byte by byte, without a call per run.
 #[inline(always)]
-fn push_run(out: &mut [u8], len: usize, run: &[u8]) -> usize {
+fn push_run(out: &mut [u8], len: usize, run: &[u8], backend: Backend) -> usize {
     let end = len.saturating_add(run.len());
     if let Some(dst) = out.get_mut(len..end) {
         if run.len() <= 16 {
@@ -235,7 +260,7 @@ fn push_run(out: &mut [u8], len: usize, run: &[u8]) -> usize {
                 *d = b;
             }
         } else {
-            crate::scan::copy(dst, run);
+            backend.copy(dst, run);
         }
     }
     end
@@ -260,8 +285,9 @@ impl StripStream {
     /// Strips the next chunk, handing each clean run to `emit` in order.
     pub fn feed(&mut self, chunk: &[u8], mut emit: impl FnMut(&str)) -> Result<(), Utf8Error> {
         let prev = &mut self.prev;
+        let backend = Backend::best();
         self.utf8.feed(chunk, |piece| {
-            let mut runs = StripRuns::after(piece, *prev);
+            let mut runs = StripRuns::after(piece, *prev, backend);
             *prev = runs.last_char();
             runs.by_ref().for_each(&mut emit);
         })
@@ -333,11 +359,9 @@ mod tests {
                 }
                 prev = Some(c);
             }
-            for portable in [false, true] {
-                crate::scan::force_portable(portable);
-                let got = strip(&text);
-                crate::scan::force_portable(false);
-                proptest::prop_assert_eq!(&got, &expected);
+            for backend in Backend::all() {
+                let got = strip_invisibles_on(backend, &text).to_string();
+                proptest::prop_assert_eq!(&got, &expected, "{}", backend.name());
             }
         }
 
@@ -361,15 +385,11 @@ mod tests {
                 }
                 prev = Some(c);
             }
-            for (portable, avx2) in [(false, false), (false, true), (true, false)] {
-                crate::scan::force_portable(portable);
-                crate::scan::force_avx2(avx2);
+            for backend in Backend::all() {
                 let mut out = std::vec![0u8; text.len()];
-                let got = strip_into(&text, &mut out).map(str::to_string);
+                let got = strip_into_on(backend, &text, &mut out).map(str::to_string);
                 let mut exact = std::vec![0u8; expected.len()];
-                let got_exact = strip_into(&text, &mut exact).map(str::to_string);
-                crate::scan::force_portable(false);
-                crate::scan::force_avx2(false);
+                let got_exact = strip_into_on(backend, &text, &mut exact).map(str::to_string);
                 proptest::prop_assert_eq!(got.as_deref(), Ok(expected.as_str()));
                 proptest::prop_assert_eq!(got_exact.as_deref(), Ok(expected.as_str()));
             }

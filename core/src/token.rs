@@ -103,7 +103,7 @@ pub fn check_no_control<'a>(value: &'a str, field: &'a str) -> Result<&'a str, R
 fn first_control_or_invisible(value: &str) -> (bool, Option<char>) {
     let mut invisible = None;
     let mut control = false;
-    Scanner::new(&ATTENTION).next(value.as_bytes(), 0, |i, _| {
+    Scanner::new(&ATTENTION, crate::Backend::best()).next(value.as_bytes(), 0, |i, _| {
         let Some(c) = char_at(value, i) else {
             return false;
         };

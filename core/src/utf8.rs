@@ -26,7 +26,13 @@ impl core::error::Error for Utf8Error {}
 
 /// `bytes` as text, or the offset of its first invalid sequence.
 pub fn validate(bytes: &[u8]) -> Result<&str, Utf8Error> {
-    crate::scan::to_str(bytes).map_err(|e| Utf8Error {
+    validate_on(crate::Backend::best(), bytes)
+}
+
+/// [`validate`] on a given backend.
+#[doc(hidden)]
+pub fn validate_on(backend: crate::Backend, bytes: &[u8]) -> Result<&str, Utf8Error> {
+    backend.to_str(bytes).map_err(|e| Utf8Error {
         offset: e.valid_up_to(),
     })
 }

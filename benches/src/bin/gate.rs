@@ -85,20 +85,22 @@ fn main() -> ExitCode {
     let quick = args.iter().any(|a| a == "--quick");
     let portable = args.iter().any(|a| a == "--portable")
         || std::env::var_os("AIRLOCK_FORCE_PORTABLE").is_some_and(|v| v != "0");
-    airlock_core::scan::force_portable(portable);
     let avx2 = args.iter().any(|a| a == "--avx2")
         || std::env::var_os("AIRLOCK_FORCE_AVX2").is_some_and(|v| v != "0");
-    airlock_core::scan::force_avx2(avx2);
+    let backend = airlock_benches::backend_for(portable, avx2);
     let mut bench = Bench {
         pools: Vec::new(),
-        scratch: Scratch::default(),
+        scratch: Scratch {
+            backend,
+            ..Scratch::default()
+        },
         rounds: if quick { 9 } else { 41 },
         pieces: 16,
     };
     println!(
         "airlock gate: scan backend {}, dense drops {}, {} rounds of {} x 64 KiB fresh pieces from 16 MiB pools",
-        airlock_core::scan::backend_name(),
-        airlock_core::scan::dense_drop_name(),
+        backend.scan_name(),
+        backend.dense_drop_name(),
         bench.rounds,
         bench.pieces
     );

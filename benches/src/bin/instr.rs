@@ -28,15 +28,15 @@ fn main() {
     let op = Op::named(arg(0), &ops).unwrap_or(Op::Sanitize);
     let kind = Kind::named(arg(1)).unwrap_or(Kind::Mixed);
     let reps: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
-    if std::env::var_os("AIRLOCK_FORCE_PORTABLE").is_some_and(|v| v != "0") {
-        airlock_core::scan::force_portable(true);
-    }
-    // Valgrind does not model AVX-512: dense drop regions use AVX2 masks and BMI2
-    // packing here.
-    airlock_core::scan::force_avx2(true);
+    let portable = std::env::var_os("AIRLOCK_FORCE_PORTABLE").is_some_and(|v| v != "0");
     let pool = Pool::with_len(kind, 1 << 20);
     let text = pool.first(1 << 20);
-    let mut scratch = Scratch::default();
+    // Valgrind does not model AVX-512: dense drop regions use AVX2 masks and BMI2
+    // packing here.
+    let mut scratch = Scratch {
+        backend: airlock_benches::backend_for(portable, true),
+        ..Scratch::default()
+    };
     // Buffers sized outside the counted part.
     black_box(scratch.run(Op::Memcpy, text));
     let mut acc = 0;

@@ -17,8 +17,6 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     // As the gate: AIRLOCK_FORCE_PORTABLE=1, AIRLOCK_FORCE_AVX2=1.
     let forced = |name| std::env::var_os(name).is_some_and(|v| v != "0");
-    airlock_core::scan::force_portable(forced("AIRLOCK_FORCE_PORTABLE"));
-    airlock_core::scan::force_avx2(forced("AIRLOCK_FORCE_AVX2"));
     let ops = [
         Op::Memcpy,
         Op::FromUtf8,
@@ -38,7 +36,13 @@ fn main() {
     let kind = Kind::named(arg(1)).unwrap_or(Kind::Mixed);
     let secs: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(3.0);
     let mut pool = Pool::new(kind);
-    let mut scratch = Scratch::default();
+    let mut scratch = Scratch {
+        backend: airlock_benches::backend_for(
+            forced("AIRLOCK_FORCE_PORTABLE"),
+            forced("AIRLOCK_FORCE_AVX2"),
+        ),
+        ..Scratch::default()
+    };
     let start = Instant::now();
     let mut bytes = 0usize;
     while start.elapsed() < Duration::from_secs_f64(secs) {

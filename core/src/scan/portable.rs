@@ -1,6 +1,7 @@
 //! Dense drop regions without SIMD: the same blocks as the x86 dropper (a code
 //! point at a time over a 64-byte block, no scanner restart per dropped code point),
-//! for every target and for x86 CPUs without AVX2 and BMI2. Safe code.
+//! for every target and for x86 CPUs without AVX2 and BMI2. Safe code but for
+//! [`copy_str`]'s one line.
 //!
 //! Each code point of the block is classified without branches: a 256-entry table
 //! of its lead byte gives its length and a row; the row's 64-bit word for the
@@ -25,14 +26,66 @@ const ROW_NEVER: u8 = 0;
 const ROW_ALWAYS: u8 = 1;
 const ROW_C2: u8 = 2;
 const ROW_F3: u8 = 7;
-/// Leads of 3-byte code points with rows 3 to 6.
-const LEADS3: [u8; 4] = [0xE1, 0xE2, 0xE3, 0xEF];
+/// Leads of 3-byte code points with rows 3 to 6: those of the rules' patterns.
+const LEADS3: [u8; 4] = leads_of_len(3);
+
+/// The first four distinct lead bytes (in order) of the prose rule's `len`-byte
+/// patterns; a rule needing more rows, or two- and four-byte leads other than the
+/// rows below, fails to compile here rather than drop the wrong code points.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+const fn leads_of_len(len: usize) -> [u8; 4] {
+    let seqs = crate::rules::PROSE_SEQS.as_slice();
+    let mut out = [0u8; 4];
+    let mut n = 0;
+    let mut i = 0;
+    while i < seqs.len() {
+        let s = seqs[i];
+        i += 1;
+        assert!(
+            s.lo[0] == s.hi[0] || s.enc_len == 1,
+            "portable: a range of lead bytes"
+        );
+        match s.enc_len {
+            2 => assert!(s.lo[0] == 0xC2, "portable: a two-byte lead other than C2"),
+            4 => assert!(
+                s.lo[0] == 0xF3 && s.lo[1] == 0xA0 && s.hi[1] == 0xA0,
+                "portable: a four-byte pattern outside F3 A0"
+            ),
+            _ => {}
+        }
+        if s.enc_len != len || (n > 0 && out[n - 1] == s.lo[0]) {
+            continue;
+        }
+        assert!(n < 4, "portable: more than four three-byte leads");
+        out[n] = s.lo[0];
+        n += 1;
+    }
+    assert!(n == 4, "portable: fewer than four three-byte leads");
+    out
+}
+
+/// Copies `text` to the start of `dst` and returns the copy as text (`None` when
+/// `dst` is shorter). A byte-for-byte copy of a `str` is UTF-8, so it is not
+/// validated again.
+#[cfg(not(all(target_arch = "x86_64", not(feature = "portable-only"))))]
+pub(super) fn copy_str<'o>(dst: &'o mut [u8], text: &str) -> Option<&'o str> {
+    let dst = dst.get_mut(..text.len())?;
+    dst.copy_from_slice(text.as_bytes());
+    let copied: &'o [u8] = dst;
+    // SAFETY: `copied` holds exactly the bytes of `text` (copied just above into a
+    // buffer of its length), and `text` is a `str`, so they are valid UTF-8.
+    Some(unsafe { core::str::from_utf8_unchecked(copied) })
+}
 
 /// Whether `rule` drops `c` (U+FE0F counted as dropped: the caller decides it).
 const fn drops(c: char, prose: bool) -> bool {
-    crate::class::is_dangerous_invisible(c)
-        || crate::class::is_variation_selector(c)
-        || (prose && crate::class::is_control(c) && c != '\t' && c != '\n')
+    use crate::rules::{DropSet, EMOJI_SELECTOR};
+    let set = if prose {
+        DropSet::Prose
+    } else {
+        DropSet::Strip
+    };
+    set.drops(c as u32) || c as u32 == EMOJI_SELECTOR
 }
 
 /// The tables of one rule, at compile time.

@@ -6,29 +6,82 @@
 use core::arch::x86_64::{
     __m128i, __m256i, __m512i, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_loadu_si128, _mm_movemask_epi8,
     _mm_or_si128, _mm_set_epi64x, _mm_set1_epi8, _mm_setzero_si128, _mm256_and_si256,
-    _mm256_andnot_si256, _mm256_broadcastsi128_si256, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8,
-    _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8,
-    _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16, _mm256_storeu_si256,
-    _mm256_sub_epi8, _mm256_testz_si256, _mm256_xor_si256, _mm512_and_si512,
-    _mm512_broadcast_i32x4, _mm512_cmpeq_epi8_mask, _mm512_cmple_epu8_mask, _mm512_loadu_si512,
-    _mm512_mask_storeu_epi8, _mm512_maskz_compress_epi8, _mm512_movepi8_mask, _mm512_or_si512,
-    _mm512_set1_epi8, _mm512_shuffle_epi8, _mm512_srli_epi16, _mm512_sub_epi8, _mm512_xor_si512,
-    _pdep_u64, _pext_u64,
+    _mm256_broadcastsi128_si256, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_loadu_si256,
+    _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8, _mm256_setzero_si256,
+    _mm256_shuffle_epi8, _mm256_srli_epi16, _mm256_storeu_si256, _mm256_sub_epi8,
+    _mm256_testz_si256, _mm256_xor_si256, _mm512_and_si512, _mm512_broadcast_i32x4,
+    _mm512_cmpeq_epi8_mask, _mm512_cmple_epu8_mask, _mm512_loadu_si512, _mm512_mask_storeu_epi8,
+    _mm512_maskz_compress_epi8, _mm512_movepi8_mask, _mm512_or_si512, _mm512_set1_epi8,
+    _mm512_shuffle_epi8, _mm512_srli_epi16, _mm512_sub_epi8, _mm512_xor_si512, _pdep_u64,
+    _pext_u64,
 };
 
-use super::{Backend, Compactor, Finder};
+use super::{Finder, SimdCompactor};
+use crate::rules::{EMOJI_SELECTOR_SEQ, PROSE_SEQS, STRIP_SEQS, Seq};
+
+/// Expands `$body` once per pattern of `$seqs` (a constant slice), with `$seq` bound
+/// to it: unrolled at compile time, so each pattern becomes its own few compares of
+/// constants, as if written by hand.
+macro_rules! for_each_seq {
+    ($seqs:expr, |$seq:ident| $body:block) => {
+        for_each_seq!(@ $seqs, $seq, $body,
+            0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23);
+    };
+    (@ $seqs:expr, $seq:ident, $body:block, $($i:literal)*) => {
+        $(
+            if let Some($seq) = $seqs.get($i) $body
+        )*
+    };
+}
 
 cpufeatures::new!(cpuid_avx2, "avx2");
+cpufeatures::new!(cpuid_drop, "avx2", "bmi2");
+cpufeatures::new!(
+    cpuid_compress,
+    "avx2",
+    "bmi2",
+    "avx512f",
+    "avx512bw",
+    "avx512vbmi2"
+);
 
-/// AVX2 when the CPU has it, else SSE2. AVX-512 is not used: the scan is bound by
+/// Proof that the CPU has AVX2: only [`avx2`] makes one, after asking the CPU, so
+/// code holding one may call AVX2 code without asking again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Avx2 {
+    _detected: (),
+}
+
+/// Proof that the CPU has AVX2 and BMI2 (POPCNT and LZCNT come with them on every
+/// such CPU).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Bmi2 {
+    _detected: (),
+}
+
+/// Proof that the CPU has AVX2, BMI2 and AVX-512 F, BW and VBMI2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Vbmi2 {
+    _detected: (),
+}
+
+/// AVX2, when the CPU has it. AVX-512 is not used for the scan: it is bound by
 /// memory bandwidth at 32 bytes a vector already, and valgrind cannot run it.
 #[inline]
-pub(super) fn detect() -> Backend {
-    if cpuid_avx2::get() {
-        Backend::Avx2
-    } else {
-        Backend::Sse2
-    }
+pub(super) fn avx2() -> Option<Avx2> {
+    cpuid_avx2::get().then_some(Avx2 { _detected: () })
+}
+
+/// AVX2 and BMI2, when the CPU has them.
+#[inline]
+pub(super) fn bmi2() -> Option<Bmi2> {
+    cpuid_drop::get().then_some(Bmi2 { _detected: () })
+}
+
+/// AVX2, BMI2 and AVX-512 VBMI2, when the CPU has them.
+#[inline]
+pub(super) fn vbmi2() -> Option<Vbmi2> {
+    cpuid_compress::get().then_some(Vbmi2 { _detected: () })
 }
 
 /// A 16-byte table as a vector.
@@ -90,16 +143,17 @@ unsafe fn sse2_blocks_unchecked(blocks: &[u8], f: &Finder) -> Option<(usize, u64
 }
 
 /// The first 64-byte block of the first `whole` bytes of `data` with a member of the
-/// set, by 32-byte AVX2 vectors; SSE2 when the CPU lacks AVX2. For a refined finder
-/// `data` holds two more bytes after the blocks (read as the last lanes' next bytes).
+/// set, by 32-byte AVX2 vectors. For a refined finder `data` holds two more bytes
+/// after the blocks (read as the last lanes' next bytes).
 #[inline]
-pub(super) fn avx2_blocks(data: &[u8], whole: usize, f: &Finder) -> Option<(usize, u64)> {
-    if cpuid_avx2::get() {
-        // SAFETY: the CPU has AVX2 (checked just above).
-        unsafe { avx2_blocks_unchecked(data, whole, f) }
-    } else {
-        sse2_blocks(data.get(..whole).unwrap_or_default(), f)
-    }
+pub(super) fn avx2_blocks(
+    data: &[u8],
+    whole: usize,
+    f: &Finder,
+    _cpu: Avx2,
+) -> Option<(usize, u64)> {
+    // SAFETY: the CPU has AVX2 (an `Avx2` exists only once detected).
+    unsafe { avx2_blocks_unchecked(data, whole, f) }
 }
 
 /// `x == c` per byte.
@@ -120,27 +174,67 @@ fn within(x: __m256i, lo: u8, hi: u8) -> __m256i {
     )
 }
 
-/// 0xFF where byte `v` is an attention lead byte whose next bytes `s`, `t` (the same
-/// lanes of the vectors loaded one and two bytes further) pass `lead_may_attend`.
+/// 0xFF where byte `v` begins one of the refinement's patterns
+/// ([`crate::rules::ATTENTION_LEADS`]) given its next bytes `s`, `t` (the same lanes
+/// of the vectors loaded one and two bytes further).
 #[inline]
 #[target_feature(enable = "avx2")]
 fn lead_pairs(v: __m256i, s: __m256i, t: __m256i) -> __m256i {
-    let or = _mm256_or_si256;
-    let and = _mm256_and_si256;
-    let c2 = and(eq(v, 0xC2), or(within(s, 0x80, 0x9F), eq(s, 0xAD)));
-    let e1 = and(eq(v, 0xE1), or(eq(s, 0x85), eq(s, 0xA0)));
-    let t80 = or(within(t, 0x8B, 0x8D), within(t, 0xAA, 0xAE));
-    let e2 = and(
-        eq(v, 0xE2),
-        or(
-            and(eq(s, 0x80), t80),
-            and(eq(s, 0x81), within(t, 0xA0, 0xA9)),
-        ),
-    );
-    let e3 = and(eq(v, 0xE3), eq(s, 0x85));
-    let ef = and(eq(v, 0xEF), or(eq(s, 0xB8), eq(s, 0xBB)));
-    let f3 = and(eq(v, 0xF3), eq(s, 0xA0));
-    or(or(or(c2, e1), or(e2, e3)), or(ef, f3))
+    let lanes = [v, s, t, t];
+    let mut any = _mm256_setzero_si256();
+    for_each_seq!(crate::rules::ATTENTION_LEADS.as_slice(), |seq| {
+        if seq.enc_len > 1 {
+            any = _mm256_or_si256(any, seq_lanes(&lanes, seq, false));
+        }
+    });
+    any
+}
+
+/// 0xFF where the bytes of `v` (`v[k]`: the lanes loaded `k` bytes further) match
+/// the pattern `seq`. With `utf8` (the dense-drop blocks, which read text),
+/// continuation positions that allow every continuation byte are not compared.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn seq_lanes(v: &[__m256i; 4], seq: &Seq, utf8: bool) -> __m256i {
+    let mut m = _mm256_set1_epi8(-1);
+    for (k, &lanes) in v.iter().enumerate().take(seq.len) {
+        let (lo, hi) = (
+            seq.lo.get(k).copied().unwrap_or(0),
+            seq.hi.get(k).copied().unwrap_or(0),
+        );
+        if utf8 && k > 0 && lo == 0x80 && hi == 0xBF {
+            continue;
+        }
+        let hit = if lo == hi {
+            eq(lanes, lo)
+        } else {
+            within(lanes, lo, hi)
+        };
+        m = _mm256_and_si256(m, hit);
+    }
+    m
+}
+
+/// [`seq_lanes`] with 64-byte vectors, as a mask.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn seq_mask64(v: &[__m512i; 4], seq: &Seq) -> u64 {
+    let mut m = u64::MAX;
+    for (k, &lanes) in v.iter().enumerate().take(seq.len) {
+        let (lo, hi) = (
+            seq.lo.get(k).copied().unwrap_or(0),
+            seq.hi.get(k).copied().unwrap_or(0),
+        );
+        if k > 0 && lo == 0x80 && hi == 0xBF {
+            continue;
+        }
+        m &= if lo == hi {
+            eq64(lanes, lo)
+        } else {
+            within64(lanes, lo, hi)
+        };
+    }
+    m
 }
 
 /// Exact membership of each byte of `v` (0xFF where a member): the low nibble picks a
@@ -225,15 +319,13 @@ unsafe fn avx2_blocks_unchecked(data: &[u8], whole: usize, f: &Finder) -> Option
     None
 }
 
-/// `bytes` as text when the CPU has AVX2 and `bytes` is UTF-8, by simdutf8's AVX2
-/// validator (its own run-time selection needs `std`). `None` otherwise: the caller
-/// falls back to `core::str::from_utf8`, which also locates an error.
+/// `bytes` as text when it is UTF-8, by simdutf8's AVX2 validator (its own run-time
+/// selection needs `std`). `None` otherwise: the caller falls back to
+/// `core::str::from_utf8`, which also locates an error.
 #[inline]
-pub(super) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
-    if !cpuid_avx2::get() {
-        return None;
-    }
-    // SAFETY: the CPU has AVX2 (checked just above), which the validator requires.
+pub(super) fn validate_utf8(bytes: &[u8], _cpu: Avx2) -> Option<&str> {
+    // SAFETY: the CPU has AVX2 (an `Avx2` exists only once detected), which the
+    // validator requires.
     let valid = unsafe { simdutf8::basic::imp::x86::avx2::validate_utf8(bytes) };
     match valid {
         // SAFETY: simdutf8 validated `bytes` as UTF-8 just above.
@@ -244,18 +336,34 @@ pub(super) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
 
 /// Copies `src` to the start of `dst` by 32-byte AVX2 moves, which keep their speed
 /// whatever the two alignments (the `rep movsb` of memcpy does not on some CPUs).
-/// `false`, copying nothing, when the CPU lacks AVX2 or `dst` is too short.
+/// `false`, copying nothing, when `dst` is too short.
 #[inline]
-pub(super) fn copy(dst: &mut [u8], src: &[u8]) -> bool {
+pub(super) fn copy(dst: &mut [u8], src: &[u8], _cpu: Avx2) -> bool {
     let Some(dst) = dst.get_mut(..src.len()) else {
         return false;
     };
-    if !cpuid_avx2::get() {
-        return false;
-    }
-    // SAFETY: the CPU has AVX2 (checked just above).
+    // SAFETY: the CPU has AVX2 (an `Avx2` exists only once detected).
     unsafe { copy_unchecked(dst, src) };
     true
+}
+
+/// Copies `text` to the start of `dst` and returns the copy as text (`None` when
+/// `dst` is shorter). A byte-for-byte copy of a `str` is UTF-8, so it is not
+/// validated again.
+pub(super) fn copy_str<'o>(dst: &'o mut [u8], text: &str, cpu: Option<Avx2>) -> Option<&'o str> {
+    let dst = dst.get_mut(..text.len())?;
+    let copied = match cpu {
+        Some(cpu) if text.len() >= 256 => copy(dst, text.as_bytes(), cpu),
+        _ => false,
+    };
+    if !copied {
+        dst.copy_from_slice(text.as_bytes());
+    }
+    let copied: &'o [u8] = dst;
+    debug_assert_eq!(copied, text.as_bytes());
+    // SAFETY: `copied` holds exactly the bytes of `text` (copied just above into a
+    // buffer of its length), and `text` is a `str`, so they are valid UTF-8.
+    Some(unsafe { core::str::from_utf8_unchecked(copied) })
 }
 
 /// [`copy`] without the checks; `dst` and `src` have the same length.
@@ -300,77 +408,29 @@ unsafe fn copy_unchecked(dst: &mut [u8], src: &[u8]) {
     dr.copy_from_slice(s.remainder().get(..dr.len()).unwrap_or_default());
 }
 
-cpufeatures::new!(cpuid_drop, "avx2", "bmi2");
-cpufeatures::new!(cpuid_compress, "avx512f", "avx512bw", "avx512vbmi2");
-
-/// The compaction of dense drop regions this CPU runs: `vpcompressb` when it has
-/// AVX-512 VBMI2, else `pext` over 8-byte words (BMI2); `None` without AVX2 and BMI2
-/// (the portable dropper then).
-#[inline]
-pub(super) fn detect_compactor() -> Option<Compactor> {
-    if !cpuid_drop::get() {
-        None
-    } else if cpuid_compress::get() {
-        Some(Compactor::Avx512)
-    } else {
-        Some(Compactor::Bmi2)
-    }
-}
-
 /// The lead masks of 32 bytes `v0`, with `v1`, `v2`, `v3` the same lanes loaded one,
-/// two and three bytes further: `[l1, l2, l3, l4, fe0f, cont]`.
+/// two and three bytes further: `[l1, l2, l3, l4, fe0f, cont]`, from the rule's
+/// patterns ([`crate::rules::PROSE_SEQS`], [`crate::rules::STRIP_SEQS`]).
 #[inline]
 #[target_feature(enable = "avx2")]
 fn drop_leads32(v0: __m256i, v1: __m256i, v2: __m256i, v3: __m256i, prose: bool) -> [u32; 6] {
-    let or = _mm256_or_si256;
-    let and = _mm256_and_si256;
-    let c2 = eq(v0, 0xC2);
-    let mut l2 = and(c2, eq(v1, 0xAD));
-    let mut l1 = _mm256_setzero_si256();
-    if prose {
-        // C1 controls; C0 controls but TAB and LF; DEL.
-        l2 = or(l2, and(c2, within(v1, 0x80, 0x9F)));
-        let kept = or(eq(v0, b'\t'), eq(v0, b'\n'));
-        l1 = or(_mm256_andnot_si256(kept, within(v0, 0, 0x1F)), eq(v0, 0x7F));
-    }
-    let e1 = and(
-        eq(v0, 0xE1),
-        or(
-            and(eq(v1, 0x85), or(eq(v2, 0x9F), eq(v2, 0xA0))),
-            and(eq(v1, 0xA0), eq(v2, 0x8E)),
-        ),
-    );
-    let e2 = and(
-        eq(v0, 0xE2),
-        or(
-            and(
-                eq(v1, 0x80),
-                or(within(v2, 0x8B, 0x8D), within(v2, 0xAA, 0xAE)),
-            ),
-            and(
-                eq(v1, 0x81),
-                or(within(v2, 0xA0, 0xA4), within(v2, 0xA6, 0xA9)),
-            ),
-        ),
-    );
-    let e3 = and(eq(v0, 0xE3), and(eq(v1, 0x85), eq(v2, 0xA4)));
-    let efv = eq(v0, 0xEF);
-    let ef_b8 = and(efv, eq(v1, 0xB8));
-    let ef = or(
-        and(ef_b8, within(v2, 0x80, 0x8E)),
-        and(and(efv, eq(v1, 0xBB)), eq(v2, 0xBF)),
-    );
-    let fe0f = and(ef_b8, eq(v2, 0x8F));
-    let l3 = or(or(e1, e2), or(e3, ef));
-    let l4 = and(
-        and(eq(v0, 0xF3), eq(v1, 0xA0)),
-        or(
-            or(within(v2, 0x80, 0x81), within(v2, 0x84, 0x86)),
-            and(eq(v2, 0x87), within(v3, 0x80, 0xAF)),
-        ),
-    );
+    let v = [v0, v1, v2, v3];
+    let zero = _mm256_setzero_si256();
+    let mut lens = [zero; 4];
+    let seqs = if prose {
+        PROSE_SEQS.as_slice()
+    } else {
+        STRIP_SEQS.as_slice()
+    };
+    for_each_seq!(seqs, |seq| {
+        if let Some(l) = lens.get_mut(seq.enc_len.wrapping_sub(1)) {
+            *l = _mm256_or_si256(*l, seq_lanes(&v, seq, true));
+        }
+    });
+    let fe0f = seq_lanes(&v, &EMOJI_SELECTOR_SEQ, true);
     // Signed: 0x80..=0xBF are the bytes below -0x40.
     let cont = _mm256_cmpgt_epi8(_mm256_set1_epi8(-0x40), v0);
+    let [l1, l2, l3, l4] = lens;
     // No closure here: closures do not inherit the function's target features.
     [
         _mm256_movemask_epi8(l1) as u32,
@@ -394,54 +454,40 @@ pub(super) fn drop_block(
     prose: bool,
     marks: Option<&Finder>,
     out: &mut [u8],
-    with: Compactor,
+    with: SimdCompactor,
 ) -> Option<(usize, usize, u64)> {
-    if w.len() < 69 || !cpuid_drop::get() {
+    if w.len() < 69 {
         return None;
     }
     match with {
-        Compactor::Avx512 => {
-            if !cpuid_compress::get() {
-                return None;
-            }
-            // SAFETY: the CPU has AVX2, BMI2 and AVX-512 F, BW, VBMI2 (checked above;
-            // POPCNT and LZCNT come with them on every such CPU) and `w` has 69 bytes.
-            unsafe { drop_block_vbmi2(w, prose, marks, out) }
-        }
-        // SAFETY: the CPU has AVX2 and BMI2 (checked above; POPCNT and LZCNT come
-        // with them) and `w` has 69 bytes.
-        Compactor::Bmi2 => unsafe { drop_block_pext(w, prose, marks, out) },
-        Compactor::Portable => None,
+        // SAFETY: the CPU has AVX2, BMI2 and AVX-512 F, BW, VBMI2 (a `Vbmi2` exists
+        // only once detected; POPCNT and LZCNT come with them on every such CPU) and
+        // `w` has 69 bytes.
+        SimdCompactor::Avx512(_) => unsafe { drop_block_vbmi2(w, prose, marks, out) },
+        // SAFETY: the CPU has AVX2 and BMI2 (a `Bmi2` exists only once detected;
+        // POPCNT and LZCNT come with them) and `w` has 69 bytes.
+        SimdCompactor::Bmi2(_) => unsafe { drop_block_pext(w, prose, marks, out) },
     }
 }
 
 /// The plan of one dense-drop block without packing it: the bytes consumed, the
 /// keep mask (bit `i`: byte `i` of the block is kept) and the kept bytes in the set
-/// of `marks`; `w` as for [`drop_block`]. `None` when the block needs the exact path
-/// or the CPU lacks the compactor's instructions.
+/// of `marks`; `w` as for [`drop_block`]. `None` when the block needs the exact path.
 #[inline]
 pub(super) fn plan_block(
     w: &[u8],
     prose: bool,
     marks: Option<&Finder>,
-    with: Compactor,
+    with: SimdCompactor,
 ) -> Option<(usize, u64, u64)> {
-    if w.len() < 69 || !cpuid_drop::get() {
+    if w.len() < 69 {
         return None;
     }
     match with {
-        Compactor::Avx512 => {
-            if !cpuid_compress::get() {
-                return None;
-            }
-            // SAFETY: the CPU has AVX2, BMI2 and AVX-512 F and BW (checked above;
-            // POPCNT and LZCNT come with them on every such CPU) and `w` has 69 bytes.
-            unsafe { drop_plan512(w, prose, marks) }
-        }
-        // SAFETY: the CPU has AVX2 and BMI2 (checked above; POPCNT and LZCNT come
-        // with them) and `w` has 69 bytes.
-        Compactor::Bmi2 => unsafe { drop_plan(w, prose, marks) },
-        Compactor::Portable => None,
+        // SAFETY: as in `drop_block`.
+        SimdCompactor::Avx512(_) => unsafe { drop_plan512(w, prose, marks) },
+        // SAFETY: as in `drop_block`.
+        SimdCompactor::Bmi2(_) => unsafe { drop_plan(w, prose, marks) },
     }
 }
 
@@ -667,35 +713,25 @@ unsafe fn drop_plan512(w: &[u8], prose: bool, marks: Option<&Finder>) -> Option<
             _mm512_loadu_si512(at.add(4).cast()),
         )
     };
-    let c2 = eq64(v, 0xC2);
-    let mut l2 = c2 & eq64(s, 0xAD);
-    let mut l1 = 0;
-    if prose {
-        l2 |= c2 & within64(s, 0x80, 0x9F);
-        l1 = (within64(v, 0, 0x1F) & !(eq64(v, b'\t') | eq64(v, b'\n'))) | eq64(v, 0x7F);
-    }
-    let e1 = eq64(v, 0xE1)
-        & ((eq64(s, 0x85) & (eq64(t, 0x9F) | eq64(t, 0xA0))) | (eq64(s, 0xA0) & eq64(t, 0x8E)));
-    let e2 = eq64(v, 0xE2)
-        & ((eq64(s, 0x80) & (within64(t, 0x8B, 0x8D) | within64(t, 0xAA, 0xAE)))
-            | (eq64(s, 0x81) & (within64(t, 0xA0, 0xA4) | within64(t, 0xA6, 0xA9))));
-    let e3 = eq64(v, 0xE3) & eq64(s, 0x85) & eq64(t, 0xA4);
-    let ef = eq64(v, 0xEF);
-    let ef_b8 = ef & eq64(s, 0xB8);
-    let fe0f = ef_b8 & eq64(t, 0x8F);
-    let l3 =
-        e1 | e2 | e3 | (ef_b8 & within64(t, 0x80, 0x8E)) | (ef & eq64(s, 0xBB) & eq64(t, 0xBF));
-    let l4 = eq64(v, 0xF3)
-        & eq64(s, 0xA0)
-        & (within64(t, 0x80, 0x81)
-            | within64(t, 0x84, 0x86)
-            | (eq64(t, 0x87) & within64(u, 0x80, 0xAF)));
+    let lanes = [v, s, t, u];
+    let mut lens = [0u64; 4];
+    let seqs = if prose {
+        PROSE_SEQS.as_slice()
+    } else {
+        STRIP_SEQS.as_slice()
+    };
+    for_each_seq!(seqs, |seq| {
+        if let Some(l) = lens.get_mut(seq.enc_len.wrapping_sub(1)) {
+            *l |= seq_mask64(&lanes, seq);
+        }
+    });
+    let [len1, len2, len3, len4] = lens;
     let leads = DropLeads {
-        len1: l1,
-        len2: l2,
-        len3: l3,
-        len4: l4,
-        fe0f,
+        len1,
+        len2,
+        len3,
+        len4,
+        fe0f: seq_mask64(&lanes, &EMOJI_SELECTOR_SEQ),
         cont: within64(v, 0x80, 0xBF),
     };
     let (consumed, keep) = leads.keep_mask(w, _mm512_movepi8_mask(p))?;
