@@ -452,6 +452,14 @@ pub struct Scratch {
 const FRONTMATTER: &str = "---\ndescription: a generated rule\nglobs: [\"src/**/*.rs\", \"*.toml\"]\nauto-generated: true\nlearning-key: build/cache\nexpires-at: 2026-08-18\nalwaysApply: false\n---\n";
 
 impl Scratch {
+    /// Empty buffers, with core on `backend`.
+    pub fn on(backend: airlock_core::Backend) -> Self {
+        Scratch {
+            backend,
+            ..Scratch::default()
+        }
+    }
+
     /// Runs `op` over `text`, returning something derived from the result so the
     /// work cannot be optimised away.
     pub fn run(&mut self, op: Op, text: &str) -> usize {

@@ -42,13 +42,12 @@ pub(crate) const PROSE_KEPT_CONTROLS: [u32; 2] = [0x09, 0x0A];
 /// Whether `cp` is in `ranges`.
 #[inline]
 pub(crate) const fn contains(ranges: Ranges, cp: u32) -> bool {
-    let mut k = 0;
-    while k < ranges.len() {
-        let (lo, hi) = ranges[k];
-        if lo <= cp && cp <= hi {
+    let mut rest = ranges;
+    while let [(lo, hi), tail @ ..] = rest {
+        if *lo <= cp && cp <= *hi {
             return true;
         }
-        k += 1;
+        rest = tail;
     }
     false
 }
@@ -95,6 +94,53 @@ pub(crate) struct Seq {
     pub(crate) enc_len: usize,
     pub(crate) lo: [u8; 4],
     pub(crate) hi: [u8; 4],
+}
+
+impl Seq {
+    /// The pattern as one number, for a const generic parameter (so SIMD code is
+    /// compiled once per pattern, its bytes immediate operands); 0 is no pattern.
+    pub(crate) const fn code(self) -> u128 {
+        let mut c = 1u128 | (self.len as u128) << 8 | (self.enc_len as u128) << 16;
+        let mut k = 0;
+        while k < 4 {
+            c |= (self.lo[k] as u128) << (24 + 8 * k) | (self.hi[k] as u128) << (56 + 8 * k);
+            k += 1;
+        }
+        c
+    }
+
+    /// The pattern [`Seq::code`] encoded (`None` for 0).
+    pub(crate) const fn from_code(c: u128) -> Option<Seq> {
+        if c == 0 {
+            return None;
+        }
+        Some(Seq {
+            len: byte_of(c, 8) as usize,
+            enc_len: byte_of(c, 16) as usize,
+            lo: [
+                byte_of(c, 24),
+                byte_of(c, 32),
+                byte_of(c, 40),
+                byte_of(c, 48),
+            ],
+            hi: [
+                byte_of(c, 56),
+                byte_of(c, 64),
+                byte_of(c, 72),
+                byte_of(c, 80),
+            ],
+        })
+    }
+
+    /// The code of pattern `i` of `seqs`, 0 past its end.
+    pub(crate) const fn nth_code(seqs: &[Seq], i: usize) -> u128 {
+        if i < seqs.len() { seqs[i].code() } else { 0 }
+    }
+}
+
+/// The byte of `c` at bit `shift`.
+const fn byte_of(c: u128, shift: u32) -> u8 {
+    (c >> shift) as u8
 }
 
 /// Most patterns a set needs; checked at compile time.
@@ -367,7 +413,7 @@ pub(crate) const LEAD_ROWS: usize = 8;
 
 /// [`LeadTable`] of [`ATTENTION_LEADS`].
 #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
-pub(crate) const LEADS: LeadTable = {
+pub(crate) static LEADS: LeadTable = {
     // Indexes: bytes (< 256), rows (< LEAD_ROWS, checked), payloads (< 64).
     let mut t = LeadTable {
         row: [0; 256],
@@ -416,13 +462,12 @@ pub(crate) const LEADS: LeadTable = {
 
 /// Whether `b` begins the encoding of some attention code point.
 pub(crate) const fn is_attention_lead(b: u8) -> bool {
-    let seqs = ATTENTION_LEADS.as_slice();
-    let mut i = 0;
-    while i < seqs.len() {
-        if seqs[i].lo[0] <= b && b <= seqs[i].hi[0] {
+    let mut rest = ATTENTION_LEADS.as_slice();
+    while let [seq, tail @ ..] = rest {
+        if seq.lo[0] <= b && b <= seq.hi[0] {
             return true;
         }
-        i += 1;
+        rest = tail;
     }
     false
 }

@@ -90,10 +90,7 @@ fn main() -> ExitCode {
     let backend = airlock_benches::backend_for(portable, avx2);
     let mut bench = Bench {
         pools: Vec::new(),
-        scratch: Scratch {
-            backend,
-            ..Scratch::default()
-        },
+        scratch: Scratch::on(backend),
         rounds: if quick { 9 } else { 41 },
         pieces: 16,
     };

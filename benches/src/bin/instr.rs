@@ -33,10 +33,7 @@ fn main() {
     let text = pool.first(1 << 20);
     // Valgrind does not model AVX-512: dense drop regions use AVX2 masks and BMI2
     // packing here.
-    let mut scratch = Scratch {
-        backend: airlock_benches::backend_for(portable, true),
-        ..Scratch::default()
-    };
+    let mut scratch = Scratch::on(airlock_benches::backend_for(portable, true));
     // Buffers sized outside the counted part.
     black_box(scratch.run(Op::Memcpy, text));
     let mut acc = 0;

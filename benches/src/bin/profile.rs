@@ -36,13 +36,10 @@ fn main() {
     let kind = Kind::named(arg(1)).unwrap_or(Kind::Mixed);
     let secs: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(3.0);
     let mut pool = Pool::new(kind);
-    let mut scratch = Scratch {
-        backend: airlock_benches::backend_for(
-            forced("AIRLOCK_FORCE_PORTABLE"),
-            forced("AIRLOCK_FORCE_AVX2"),
-        ),
-        ..Scratch::default()
-    };
+    let mut scratch = Scratch::on(airlock_benches::backend_for(
+        forced("AIRLOCK_FORCE_PORTABLE"),
+        forced("AIRLOCK_FORCE_AVX2"),
+    ));
     let start = Instant::now();
     let mut bytes = 0usize;
     while start.elapsed() < Duration::from_secs_f64(secs) {

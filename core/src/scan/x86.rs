@@ -17,19 +17,28 @@ use core::arch::x86_64::{
 };
 
 use super::{Finder, SimdCompactor};
-use crate::rules::{EMOJI_SELECTOR_SEQ, PROSE_SEQS, STRIP_SEQS, Seq};
+use crate::rules::{ATTENTION_LEADS, EMOJI_SELECTOR_SEQ, PROSE_SEQS, STRIP_SEQS, Seq};
 
-/// Expands `$body` once per pattern of `$seqs` (a constant slice), with `$seq` bound
-/// to it: unrolled at compile time, so each pattern becomes its own few compares of
-/// constants, as if written by hand.
+/// The rules' patterns as constant slices: the unrolled loops below fold each
+/// pattern's bytes into immediate operands.
+const PROSE_DROPS: &[Seq] = PROSE_SEQS.as_slice();
+const STRIP_DROPS: &[Seq] = STRIP_SEQS.as_slice();
+const LEAD_PATTERNS: &[Seq] = ATTENTION_LEADS.as_slice();
+
+/// Expands `$body` once per pattern of `$seqs` (a constant slice of
+/// [`crate::rules::Seq`]), with `$code` a constant naming it ([`Seq::code`]), so each
+/// pattern is compiled into its own few compares of immediates, as if written by hand.
 macro_rules! for_each_seq {
-    ($seqs:expr, |$seq:ident| $body:block) => {
-        for_each_seq!(@ $seqs, $seq, $body,
+    ($seqs:path, |$code:ident| $body:block) => {
+        for_each_seq!(@ $seqs, $code, $body,
             0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23);
     };
-    (@ $seqs:expr, $seq:ident, $body:block, $($i:literal)*) => {
+    (@ $seqs:path, $code:ident, $body:block, $($i:literal)*) => {
         $(
-            if let Some($seq) = $seqs.get($i) $body
+            {
+                const $code: u128 = Seq::nth_code($seqs, $i);
+                if $code != 0 $body
+            }
         )*
     };
 }
@@ -182,35 +191,63 @@ fn within(x: __m256i, lo: u8, hi: u8) -> __m256i {
 fn lead_pairs(v: __m256i, s: __m256i, t: __m256i) -> __m256i {
     let lanes = [v, s, t, t];
     let mut any = _mm256_setzero_si256();
-    for_each_seq!(crate::rules::ATTENTION_LEADS.as_slice(), |seq| {
-        if seq.enc_len > 1 {
-            any = _mm256_or_si256(any, seq_lanes(&lanes, seq, false));
+    for_each_seq!(LEAD_PATTERNS, |CODE| {
+        if const { seq_enc_len(CODE) } > 1 {
+            any = _mm256_or_si256(any, seq_lanes::<CODE, false>(&lanes));
         }
     });
     any
 }
 
+/// The encoded length of the pattern coded `code`.
+const fn seq_enc_len(code: u128) -> usize {
+    match Seq::from_code(code) {
+        Some(seq) => seq.enc_len,
+        None => 0,
+    }
+}
+
+/// The bytes pattern `k` of the pattern coded `CODE` compares (lo, hi), `None`
+/// where it compares nothing: past its length, or with `UTF8` a continuation
+/// position allowing every continuation byte (the text is UTF-8).
+const fn seq_range<const CODE: u128, const UTF8: bool>(k: usize) -> Option<(u8, u8)> {
+    let Some(seq) = Seq::from_code(CODE) else {
+        return None;
+    };
+    if k >= seq.len || k >= 4 {
+        return None;
+    }
+    let (lo, hi) = (seq.lo[k], seq.hi[k]);
+    if UTF8 && k > 0 && lo == 0x80 && hi == 0xBF {
+        return None;
+    }
+    Some((lo, hi))
+}
+
 /// 0xFF where the bytes of `v` (`v[k]`: the lanes loaded `k` bytes further) match
-/// the pattern `seq`. With `utf8` (the dense-drop blocks, which read text),
-/// continuation positions that allow every continuation byte are not compared.
+/// the pattern coded `CODE`; with `UTF8` (the dense-drop blocks, which read text)
+/// continuation positions allowing every continuation byte are not compared.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn seq_lanes(v: &[__m256i; 4], seq: &Seq, utf8: bool) -> __m256i {
+fn seq_lanes<const CODE: u128, const UTF8: bool>(v: &[__m256i; 4]) -> __m256i {
+    let ranges = const {
+        [
+            seq_range::<CODE, UTF8>(0),
+            seq_range::<CODE, UTF8>(1),
+            seq_range::<CODE, UTF8>(2),
+            seq_range::<CODE, UTF8>(3),
+        ]
+    };
     let mut m = _mm256_set1_epi8(-1);
-    for (k, &lanes) in v.iter().enumerate().take(seq.len) {
-        let (lo, hi) = (
-            seq.lo.get(k).copied().unwrap_or(0),
-            seq.hi.get(k).copied().unwrap_or(0),
-        );
-        if utf8 && k > 0 && lo == 0x80 && hi == 0xBF {
-            continue;
+    for (&lanes, range) in v.iter().zip(ranges) {
+        if let Some((lo, hi)) = range {
+            let hit = if lo == hi {
+                eq(lanes, lo)
+            } else {
+                within(lanes, lo, hi)
+            };
+            m = _mm256_and_si256(m, hit);
         }
-        let hit = if lo == hi {
-            eq(lanes, lo)
-        } else {
-            within(lanes, lo, hi)
-        };
-        m = _mm256_and_si256(m, hit);
     }
     m
 }
@@ -218,21 +255,24 @@ fn seq_lanes(v: &[__m256i; 4], seq: &Seq, utf8: bool) -> __m256i {
 /// [`seq_lanes`] with 64-byte vectors, as a mask.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn seq_mask64(v: &[__m512i; 4], seq: &Seq) -> u64 {
+fn seq_mask64<const CODE: u128, const UTF8: bool>(v: &[__m512i; 4]) -> u64 {
+    let ranges = const {
+        [
+            seq_range::<CODE, UTF8>(0),
+            seq_range::<CODE, UTF8>(1),
+            seq_range::<CODE, UTF8>(2),
+            seq_range::<CODE, UTF8>(3),
+        ]
+    };
     let mut m = u64::MAX;
-    for (k, &lanes) in v.iter().enumerate().take(seq.len) {
-        let (lo, hi) = (
-            seq.lo.get(k).copied().unwrap_or(0),
-            seq.hi.get(k).copied().unwrap_or(0),
-        );
-        if k > 0 && lo == 0x80 && hi == 0xBF {
-            continue;
+    for (&lanes, range) in v.iter().zip(ranges) {
+        if let Some((lo, hi)) = range {
+            m &= if lo == hi {
+                eq64(lanes, lo)
+            } else {
+                within64(lanes, lo, hi)
+            };
         }
-        m &= if lo == hi {
-            eq64(lanes, lo)
-        } else {
-            within64(lanes, lo, hi)
-        };
     }
     m
 }
@@ -413,21 +453,24 @@ unsafe fn copy_unchecked(dst: &mut [u8], src: &[u8]) {
 /// patterns ([`crate::rules::PROSE_SEQS`], [`crate::rules::STRIP_SEQS`]).
 #[inline]
 #[target_feature(enable = "avx2")]
-fn drop_leads32(v0: __m256i, v1: __m256i, v2: __m256i, v3: __m256i, prose: bool) -> [u32; 6] {
+fn drop_leads32<const PROSE: bool>(v0: __m256i, v1: __m256i, v2: __m256i, v3: __m256i) -> [u32; 6] {
     let v = [v0, v1, v2, v3];
     let zero = _mm256_setzero_si256();
     let mut lens = [zero; 4];
-    let seqs = if prose {
-        PROSE_SEQS.as_slice()
+    if PROSE {
+        for_each_seq!(PROSE_DROPS, |CODE| {
+            if let Some(l) = lens.get_mut(const { seq_enc_len(CODE) }.wrapping_sub(1)) {
+                *l = _mm256_or_si256(*l, seq_lanes::<CODE, true>(&v));
+            }
+        });
     } else {
-        STRIP_SEQS.as_slice()
-    };
-    for_each_seq!(seqs, |seq| {
-        if let Some(l) = lens.get_mut(seq.enc_len.wrapping_sub(1)) {
-            *l = _mm256_or_si256(*l, seq_lanes(&v, seq, true));
-        }
-    });
-    let fe0f = seq_lanes(&v, &EMOJI_SELECTOR_SEQ, true);
+        for_each_seq!(STRIP_DROPS, |CODE| {
+            if let Some(l) = lens.get_mut(const { seq_enc_len(CODE) }.wrapping_sub(1)) {
+                *l = _mm256_or_si256(*l, seq_lanes::<CODE, true>(&v));
+            }
+        });
+    }
+    let fe0f = seq_lanes::<{ EMOJI_SELECTOR_SEQ.code() }, true>(&v);
     // Signed: 0x80..=0xBF are the bytes below -0x40.
     let cont = _mm256_cmpgt_epi8(_mm256_set1_epi8(-0x40), v0);
     let [l1, l2, l3, l4] = lens;
@@ -644,8 +687,19 @@ unsafe fn drop_plan(w: &[u8], prose: bool, marks: Option<&Finder>) -> Option<(us
     };
     // The opaque barrier keeps LLVM from turning the shifts of the masks below back
     // into byte shuffles of the vectors, which it lowers byte by byte.
-    let lo = core::hint::black_box(drop_leads32(a[1], a[2], a[3], a[4], prose));
-    let hi = core::hint::black_box(drop_leads32(b[1], b[2], b[3], b[4], prose));
+    let (lo, hi) = if prose {
+        (
+            drop_leads32::<true>(a[1], a[2], a[3], a[4]),
+            drop_leads32::<true>(b[1], b[2], b[3], b[4]),
+        )
+    } else {
+        (
+            drop_leads32::<false>(a[1], a[2], a[3], a[4]),
+            drop_leads32::<false>(b[1], b[2], b[3], b[4]),
+        )
+    };
+    let lo = core::hint::black_box(lo);
+    let hi = core::hint::black_box(hi);
     let m = |k: usize| {
         let half = |h: &[u32; 6]| u64::from(h.get(k).copied().unwrap_or(0));
         half(&lo) | (half(&hi) << 32)
@@ -675,6 +729,28 @@ unsafe fn drop_plan(w: &[u8], prose: bool, marks: Option<&Finder>) -> Option<(us
         None => 0,
     };
     Some((consumed, keep, marked & keep))
+}
+
+/// The leads of 1- to 4-byte code points the rule drops, from its patterns, for the
+/// 64 lanes of `lanes[0]` (`lanes[k]`: loaded `k` bytes further).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn drop_lens64<const PROSE: bool>(lanes: &[__m512i; 4]) -> [u64; 4] {
+    let mut lens = [0u64; 4];
+    if PROSE {
+        for_each_seq!(PROSE_DROPS, |CODE| {
+            if let Some(l) = lens.get_mut(const { seq_enc_len(CODE) }.wrapping_sub(1)) {
+                *l |= seq_mask64::<CODE, true>(lanes);
+            }
+        });
+    } else {
+        for_each_seq!(STRIP_DROPS, |CODE| {
+            if let Some(l) = lens.get_mut(const { seq_enc_len(CODE) }.wrapping_sub(1)) {
+                *l |= seq_mask64::<CODE, true>(lanes);
+            }
+        });
+    }
+    lens
 }
 
 /// `x == c` per byte, as a mask.
@@ -714,24 +790,17 @@ unsafe fn drop_plan512(w: &[u8], prose: bool, marks: Option<&Finder>) -> Option<
         )
     };
     let lanes = [v, s, t, u];
-    let mut lens = [0u64; 4];
-    let seqs = if prose {
-        PROSE_SEQS.as_slice()
+    let [len1, len2, len3, len4] = if prose {
+        drop_lens64::<true>(&lanes)
     } else {
-        STRIP_SEQS.as_slice()
+        drop_lens64::<false>(&lanes)
     };
-    for_each_seq!(seqs, |seq| {
-        if let Some(l) = lens.get_mut(seq.enc_len.wrapping_sub(1)) {
-            *l |= seq_mask64(&lanes, seq);
-        }
-    });
-    let [len1, len2, len3, len4] = lens;
     let leads = DropLeads {
         len1,
         len2,
         len3,
         len4,
-        fe0f: seq_mask64(&lanes, &EMOJI_SELECTOR_SEQ),
+        fe0f: seq_mask64::<{ EMOJI_SELECTOR_SEQ.code() }, true>(&lanes),
         cont: within64(v, 0x80, 0xBF),
     };
     let (consumed, keep) = leads.keep_mask(w, _mm512_movepi8_mask(p))?;
