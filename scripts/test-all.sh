@@ -18,6 +18,10 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 step "tests: unit, property, integration, conformance"
 cargo test --workspace --locked
 
+step "core on the portable dispatch only (what aarch64 and other non-x86 targets run)"
+cargo clippy -p airlock-core --all-targets --features portable-only --locked -- -D warnings
+cargo test -p airlock-core --features portable-only --locked
+
 step "no_std, no-heap link check of airlock-core"
 cargo build --release --locked --manifest-path nostd-check/Cargo.toml --quiet
 

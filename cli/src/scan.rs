@@ -582,26 +582,49 @@ fn open_text_file(input: &Input, path: &Path) -> Result<Option<Box<dyn Read>>> {
 }
 
 /// Rewrites `path` without what scan reports: what `strip` removes and the controls
-/// but TAB, LF and CR. The new text goes to a temporary file beside it, which takes
-/// the file's permissions and is renamed over it only once the whole file was read
-/// and found valid, so a failure leaves the file untouched.
+/// but TAB, LF and CR. The new text goes to a temporary file beside it, which gets
+/// the file's owner, group and mode (less setuid and setgid) and is renamed over it
+/// only once the whole file was read and found valid, so a failure leaves the file
+/// untouched. Symbolic links, hard-linked files and anything but a regular file are
+/// refused: rewriting them would change another file, or split the links.
 fn fix_file(input: &Input, path: &Path) -> Result<()> {
-    let target = fs::canonicalize(path).map_err(|e| input.read_error(e))?;
-    let meta = fs::metadata(&target).map_err(|e| input.read_error(e))?;
-    if meta.permissions().readonly() {
+    let refuse = |why: String| Error::Other(format!("{}: not fixed: {why}", input.name()));
+    let before = fs::symlink_metadata(path).map_err(|e| input.read_error(e))?;
+    if before.file_type().is_symlink() {
+        return Err(refuse(
+            "a symbolic link (name the file it points to, if that is the one to fix)".to_owned(),
+        ));
+    }
+    if !before.is_file() {
+        return Err(refuse("not a regular file".to_owned()));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if before.nlink() > 1 {
+            return Err(refuse(format!(
+                "hard-linked ({} names): rewriting it would split the links",
+                before.nlink()
+            )));
+        }
+    }
+    if before.permissions().readonly() {
         return Err(Error::Other(format!(
             "{}: read-only, not fixed (make it writable to let --fix rewrite it)",
             input.name()
         )));
     }
-    let dir = target.parent().unwrap_or(Path::new("."));
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
     let fix_error = |e: std::io::Error| Error::Other(format!("{}: fix failed: {e}", input.name()));
     let temp = tempfile::Builder::new()
         .prefix(".airlock-fix")
         .tempfile_in(dir)
         .map_err(fix_error)?;
     let mut out = std::io::BufWriter::with_capacity(io::CHUNK, temp.as_file());
-    let mut chunks = TextChunks::open(&Input::File(target.clone()))?;
+    let mut chunks = TextChunks::open(&Input::File(path.to_path_buf()))?;
     let mut stream = StripStream::new();
     while let Some(piece) = chunks.next_piece()? {
         let mut written = Ok(());
@@ -617,10 +640,42 @@ fn fix_file(input: &Input, path: &Path) -> Result<()> {
     stream.finish().map_err(|e| Error::Other(e.to_string()))?;
     out.flush().map_err(fix_error)?;
     drop(out);
+    keep_owner_and_mode(temp.as_file(), &before)
+        .map_err(|e| refuse(format!("cannot keep its owner, group and mode: {e}")))?;
     temp.as_file().sync_all().map_err(fix_error)?;
-    fs::set_permissions(temp.path(), meta.permissions()).map_err(fix_error)?;
-    temp.persist(&target).map_err(|e| fix_error(e.error))?;
+    // The name must still be the file that was read.
+    let now = fs::symlink_metadata(path).map_err(|e| input.read_error(e))?;
+    if !same_file(&before, &now) {
+        return Err(refuse("it changed while being fixed".to_owned()));
+    }
+    temp.persist(path).map_err(|e| fix_error(e.error))?;
     Ok(())
+}
+
+/// Gives `file` the owner and group of `meta` and its mode without setuid and setgid
+/// (a rewritten file must not gain rights, nor keep a privilege meant for other bytes).
+#[cfg(unix)]
+fn keep_owner_and_mode(file: &fs::File, meta: &fs::Metadata) -> std::io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    std::os::unix::fs::fchown(file, Some(meta.uid()), Some(meta.gid()))?;
+    file.set_permissions(fs::Permissions::from_mode(meta.mode() & 0o1777))
+}
+
+#[cfg(not(unix))]
+fn keep_owner_and_mode(file: &fs::File, meta: &fs::Metadata) -> std::io::Result<()> {
+    file.set_permissions(meta.permissions())
+}
+
+/// Whether two metadata describe the same file.
+#[cfg(unix)]
+fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino() && b.nlink() == 1 && b.is_file()
+}
+
+#[cfg(not(unix))]
+fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
+    a.len() == b.len() && b.is_file()
 }
 
 /// Writes `run` without its control characters but TAB, LF and CR.
@@ -698,11 +753,12 @@ pub(crate) fn run(args: &ScanArgs) -> Result<Outcome> {
             match scanned {
                 Ok(n) => {
                     findings = findings.saturating_add(n);
-                    if n > 0
-                        && args.fix
-                        && let Err(e) = fix_file(&input, path)
-                    {
-                        fail(e)?;
+                    if n > 0 && args.fix {
+                        match fix_file(&input, path) {
+                            // Which files were rewritten, on stderr: stdout is the report.
+                            Ok(()) => eprintln!("airlock: fixed {}", input.name()),
+                            Err(e) => fail(e)?,
+                        }
                     }
                 }
                 Err(e) => fail(e)?,

@@ -559,7 +559,17 @@ fn fix_rewrites_in_place_keeping_the_mode() {
         "findings were fixed, and that is reported: {}",
         r.stderr
     );
-    assert_eq!(r.stderr, "");
+    // The rewritten files are named on stderr (stdout is the report).
+    assert!(
+        r.stderr.contains("airlock: fixed src/lib.rs"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.lines().all(|l| l.starts_with("airlock: fixed ")),
+        "{}",
+        r.stderr
+    );
     assert_eq!(mode(&lib), 0o640);
     assert_eq!(
         fs::read_to_string(&lib).unwrap(),

@@ -34,6 +34,7 @@ pub mod fence;
 pub mod forgery;
 pub mod frontmatter;
 pub mod header;
+pub mod lint;
 #[cfg(any(test, feature = "plain"))]
 pub mod plain;
 pub mod profile;
