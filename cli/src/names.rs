@@ -233,16 +233,6 @@ pub(crate) fn name(c: char) -> Option<Cow<'static, str>> {
     }
 }
 
-/// The printable ASCII character a Tag-block code point mirrors, if any.
-pub(crate) fn tag_ascii(c: char) -> Option<char> {
-    let cp = u32::from(c);
-    if (0xE0020..=0xE007E).contains(&cp) {
-        char::from_u32(cp.wrapping_sub(0xE0000))
-    } else {
-        None
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,7 +243,7 @@ mod tests {
         for c in '\0'..=char::MAX {
             let reportable = is_control(c)
                 || is_dangerous_invisible(c)
-                || ('\u{FE00}'..='\u{FE0F}').contains(&c);
+                || airlock_core::class::is_variation_selector(c);
             assert_eq!(name(c).is_some(), reportable, "U+{:04X}", u32::from(c));
         }
     }
@@ -269,7 +259,5 @@ mod tests {
         assert_eq!(name('\u{1B}').as_deref(), Some("ESCAPE"));
         assert_eq!(name('\u{85}').as_deref(), Some("NEXT LINE"));
         assert_eq!(name('\u{200B}').as_deref(), Some("ZERO WIDTH SPACE"));
-        assert_eq!(tag_ascii('\u{E0041}'), Some('A'));
-        assert_eq!(tag_ascii('\u{E007F}'), None);
     }
 }

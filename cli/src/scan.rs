@@ -5,21 +5,26 @@
 //! 1), byte offset (from 0), `U+XXXX` and name. A run of Tag-block code points is one
 //! finding that spells out the ASCII it hides. Bidi embeddings, overrides and isolates
 //! are also checked for pairing within their paragraph (line): an opener never closed,
-//! or a closer with nothing to close, is an extra finding. Input streams through in
-//! constant memory and findings are written as they are found, in every format.
+//! or a closer with nothing to close, is an extra finding. The rules and the scan are
+//! core's ([`airlock_core::lint`]); this module walks files (in parallel, with the
+//! `ignore` crate's walker), names code points and formats findings through serde
+//! types. Each input streams through in constant memory; its findings are kept until
+//! it is done, and inputs are reported in a fixed order (sorted paths), whatever the
+//! order the walker's threads finish in.
 
-use std::fmt::Write as _;
 use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
+use airlock_core::lint::{Finding, Kind, Lint, is_isolate};
 use airlock_core::reject::CodePoint;
-use airlock_core::{StripStream, is_control, is_dangerous_invisible, is_orphan_selector};
+use airlock_core::{StripStream, is_control};
 use clap::{Args, ValueEnum};
+use serde::Serialize;
 
 use crate::Outcome;
 use crate::io::{self, Error, Input, Result, TextChunks};
-use crate::json;
 use crate::names;
 
 /// Output formats.
@@ -48,156 +53,220 @@ pub(crate) struct ScanArgs {
 
 /// Files with a NUL in their first bytes are binary and skipped.
 const BINARY_SNIFF: usize = 8 * 1024;
-/// Most hidden Tag-block characters a finding spells out (the count stays exact).
-const MAX_HIDDEN: usize = 256;
-/// Deepest bidi nesting tracked, as UAX #9's `max_depth`; deeper openers are reported.
-const MAX_BIDI_DEPTH: usize = 125;
 
-/// What a finding is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    Invisible,
-    TagRun,
-    OrphanSelector,
-    Control,
-    UnpairedBidi,
+/// What the reports say about each kind of finding.
+struct Rule {
+    id: &'static str,
+    name: &'static str,
+    slug: &'static str,
+    description: &'static str,
 }
 
-impl Kind {
-    const ALL: [Kind; 5] = [
-        Kind::Invisible,
-        Kind::TagRun,
-        Kind::OrphanSelector,
-        Kind::Control,
-        Kind::UnpairedBidi,
-    ];
-
-    fn index(self) -> usize {
-        self as usize
-    }
-
-    fn rule_id(self) -> &'static str {
-        match self {
-            Kind::Invisible => "AIRLOCK001",
-            Kind::TagRun => "AIRLOCK002",
-            Kind::OrphanSelector => "AIRLOCK003",
-            Kind::Control => "AIRLOCK004",
-            Kind::UnpairedBidi => "AIRLOCK005",
-        }
-    }
-
-    fn slug(self) -> &'static str {
-        match self {
-            Kind::Invisible => "dangerous-invisible",
-            Kind::TagRun => "tag-run",
-            Kind::OrphanSelector => "orphan-variation-selector",
-            Kind::Control => "control-character",
-            Kind::UnpairedBidi => "unpaired-bidi",
-        }
-    }
-
-    fn rule_name(self) -> &'static str {
-        match self {
-            Kind::Invisible => "DangerousInvisible",
-            Kind::TagRun => "HiddenTagText",
-            Kind::OrphanSelector => "OrphanVariationSelector",
-            Kind::Control => "ControlCharacter",
-            Kind::UnpairedBidi => "UnpairedBidiControl",
-        }
-    }
-
-    fn description(self) -> &'static str {
-        match self {
-            Kind::Invisible => {
-                "A dangerous invisible code point: invisible to a reviewer, text to a model."
-            }
-            Kind::TagRun => "Tag-block code points spell hidden ASCII text (ASCII smuggling).",
-            Kind::OrphanSelector => {
-                "A variation selector with nothing to select (not after an emoji)."
-            }
-            Kind::Control => "A control character other than TAB, LF and CR.",
-            Kind::UnpairedBidi => {
-                "A bidi embedding, override or isolate not closed on its line, or a closer with nothing to close (Trojan Source)."
-            }
-        }
+/// The rule of `kind`.
+const fn rule(kind: Kind) -> Rule {
+    match kind {
+        Kind::Invisible => Rule {
+            id: "AIRLOCK001",
+            name: "DangerousInvisible",
+            slug: "dangerous-invisible",
+            description: "A dangerous invisible code point: invisible to a reviewer, text to a model.",
+        },
+        Kind::TagRun => Rule {
+            id: "AIRLOCK002",
+            name: "HiddenTagText",
+            slug: "tag-run",
+            description: "Tag-block code points spell hidden ASCII text (ASCII smuggling).",
+        },
+        Kind::OrphanSelector => Rule {
+            id: "AIRLOCK003",
+            name: "OrphanVariationSelector",
+            slug: "orphan-variation-selector",
+            description: "A variation selector with nothing to select (not after an emoji).",
+        },
+        Kind::Control => Rule {
+            id: "AIRLOCK004",
+            name: "ControlCharacter",
+            slug: "control-character",
+            description: "A control character other than TAB, LF and CR.",
+        },
+        Kind::UnpairedBidi => Rule {
+            id: "AIRLOCK005",
+            name: "UnpairedBidiControl",
+            slug: "unpaired-bidi",
+            description: "A bidi embedding, override or isolate not closed on its line, or a closer with nothing to close (Trojan Source).",
+        },
     }
 }
 
-/// Where a finding starts.
-#[derive(Clone, Copy, Debug)]
-struct Pos {
+/// The index of `kind` among the SARIF rules.
+fn rule_index(kind: Kind) -> usize {
+    Kind::ALL.iter().position(|&k| k == kind).unwrap_or(0)
+}
+
+/// The Unicode name (or control alias) of `c`.
+fn name_of(c: char) -> String {
+    names::name(c).map_or_else(|| "<unnamed>".to_owned(), |n| n.into_owned())
+}
+
+/// The finding's message.
+fn message(f: &Finding<'_>) -> Result<String> {
+    Ok(match f.kind {
+        Kind::Invisible => "dangerous invisible".to_owned(),
+        Kind::OrphanSelector => "orphan variation selector".to_owned(),
+        Kind::Control => "control character".to_owned(),
+        Kind::TagRun => {
+            let (count, hidden) = f.tag.map_or((1, ""), |t| (t.count, t.hidden));
+            format!(
+                "Tag-block run of {count} code point{} hiding {}",
+                if count == 1 { "" } else { "s" },
+                serde_json::to_string(hidden).map_err(|e| Error::Other(e.to_string()))?
+            )
+        }
+        Kind::UnpairedBidi if f.unclosed => {
+            let closer = if is_isolate(f.c) { "U+2069" } else { "U+202C" };
+            format!("unpaired bidi control: not closed by {closer} on its line")
+        }
+        Kind::UnpairedBidi => "unpaired bidi control: closes nothing".to_owned(),
+    })
+}
+
+/// A finding as JSON.
+#[derive(Serialize)]
+struct JsonFinding<'a> {
+    path: &'a str,
     line: u64,
     column: u64,
     byte: u64,
+    codepoint: String,
+    name: String,
+    kind: &'static str,
+    message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    length: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hidden: Option<&'a str>,
 }
 
-/// One finding.
-struct Finding<'a> {
-    path: &'a str,
-    pos: Pos,
-    c: char,
-    kind: Kind,
-    /// Bytes covered (a Tag run covers all its code points).
-    len: u64,
-    /// For a Tag run: how many code points and the ASCII they spell.
-    run: Option<(u64, &'a str)>,
-    /// For unpaired bidi: whether it is an opener left open (else a stray closer).
-    unclosed: bool,
+/// SARIF: a rule of the driver.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifRule {
+    id: &'static str,
+    name: &'static str,
+    short_description: SarifText,
+    default_configuration: SarifLevel,
 }
 
-impl Finding<'_> {
-    fn name(&self) -> String {
-        names::name(self.c).map_or_else(|| "<unnamed>".to_owned(), |n| n.into_owned())
+#[derive(Serialize)]
+struct SarifText {
+    text: String,
+}
+
+#[derive(Serialize)]
+struct SarifLevel {
+    level: &'static str,
+}
+
+/// SARIF: the tool, all but its rules (written one a line after it).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifDriver {
+    name: &'static str,
+    version: &'static str,
+    semantic_version: &'static str,
+    information_uri: &'static str,
+}
+
+/// SARIF: one result.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifResult {
+    rule_id: &'static str,
+    rule_index: usize,
+    level: &'static str,
+    message: SarifText,
+    locations: [SarifLocation; 1],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifLocation {
+    physical_location: SarifPhysical,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifPhysical {
+    artifact_location: SarifArtifact,
+    region: SarifRegion,
+}
+
+#[derive(Serialize)]
+struct SarifArtifact {
+    uri: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifRegion {
+    start_line: u64,
+    start_column: u64,
+    byte_offset: u64,
+    byte_length: u64,
+}
+
+fn to_json(value: &impl Serialize) -> Result<String> {
+    serde_json::to_string(value).map_err(|e| Error::Other(e.to_string()))
+}
+
+/// One finding, formatted as one item of the report (a line, or a JSON value).
+fn format_finding(format: Format, path: &str, f: &Finding<'_>) -> Result<String> {
+    let name = name_of(f.c);
+    let message = message(f)?;
+    let rule = rule(f.kind);
+    match format {
+        Format::Human => Ok(format!(
+            "{path}:{}:{}: {} {name}: {message} (byte {})",
+            f.pos.line,
+            f.pos.column,
+            CodePoint(f.c),
+            f.pos.byte
+        )),
+        Format::Json => to_json(&JsonFinding {
+            path,
+            line: f.pos.line,
+            column: f.pos.column,
+            byte: f.pos.byte,
+            codepoint: CodePoint(f.c).to_string(),
+            name,
+            kind: rule.slug,
+            message,
+            length: f.tag.map(|t| t.count),
+            hidden: f.tag.map(|t| t.hidden),
+        }),
+        Format::Sarif => to_json(&SarifResult {
+            rule_id: rule.id,
+            rule_index: rule_index(f.kind),
+            level: "error",
+            message: SarifText {
+                text: format!("{} {name}: {message}", CodePoint(f.c)),
+            },
+            locations: [SarifLocation {
+                physical_location: SarifPhysical {
+                    artifact_location: SarifArtifact { uri: uri(path) },
+                    region: SarifRegion {
+                        start_line: f.pos.line,
+                        start_column: f.pos.column,
+                        byte_offset: f.pos.byte,
+                        byte_length: f.len,
+                    },
+                },
+            }],
+        }),
     }
-
-    fn message(&self) -> String {
-        match self.kind {
-            Kind::Invisible => "dangerous invisible".to_owned(),
-            Kind::OrphanSelector => "orphan variation selector".to_owned(),
-            Kind::Control => "control character".to_owned(),
-            Kind::TagRun => {
-                let (count, hidden) = self.run.unwrap_or((1, ""));
-                format!(
-                    "Tag-block run of {count} code point{} hiding {}",
-                    if count == 1 { "" } else { "s" },
-                    json::string(hidden)
-                )
-            }
-            Kind::UnpairedBidi if self.unclosed => {
-                let closer = if is_isolate(self.c) {
-                    "U+2069"
-                } else {
-                    "U+202C"
-                };
-                format!("unpaired bidi control: not closed by {closer} on its line")
-            }
-            Kind::UnpairedBidi => "unpaired bidi control: closes nothing".to_owned(),
-        }
-    }
 }
 
-fn is_isolate(c: char) -> bool {
-    matches!(c, '\u{2066}'..='\u{2068}')
-}
-
-/// A Tag-block run being collected.
-struct TagRun {
-    pos: Pos,
-    first: char,
-    count: u64,
-    /// Stream offset just after the run.
-    end: u64,
-    hidden: String,
-}
-
-/// The pairing state of bidi openers in the current paragraph.
-#[derive(Clone, Copy)]
-struct Opener {
-    pos: Pos,
-    c: char,
-}
-
-/// Writes findings in the chosen format, as they come.
+/// Writes the report: the format's framing around the items, one a line.
 struct Reporter {
     format: Format,
     out: std::io::BufWriter<std::io::StdoutLock<'static>>,
@@ -211,20 +280,30 @@ impl Reporter {
             Format::Human => {}
             Format::Json => out.write_all(b"[")?,
             Format::Sarif => {
+                let driver = to_json(&SarifDriver {
+                    name: "airlock",
+                    version: env!("CARGO_PKG_VERSION"),
+                    semantic_version: env!("CARGO_PKG_VERSION"),
+                    information_uri: "https://example.invalid/airlock",
+                })?;
                 let mut rules = Vec::new();
                 for kind in Kind::ALL {
-                    rules.push(format!(
-                        "{{\"id\":\"{}\",\"name\":\"{}\",\"shortDescription\":{{\"text\":{}}},\"defaultConfiguration\":{{\"level\":\"error\"}}}}",
-                        kind.rule_id(),
-                        kind.rule_name(),
-                        json::string(kind.description())
-                    ));
+                    let rule = rule(kind);
+                    rules.push(to_json(&SarifRule {
+                        id: rule.id,
+                        name: rule.name,
+                        short_description: SarifText {
+                            text: rule.description.to_owned(),
+                        },
+                        default_configuration: SarifLevel { level: "error" },
+                    })?);
                 }
+                // The driver object, its rules one a line, then the open results.
+                let driver = driver.strip_suffix('}').unwrap_or(&driver);
                 write!(
                     out,
-                    "{{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\",\"version\":\"2.1.0\",\"runs\":[{{\"tool\":{{\"driver\":{{\"name\":\"airlock\",\"version\":\"{v}\",\"semanticVersion\":\"{v}\",\"informationUri\":\"https://example.invalid/airlock\",\"rules\":[\n{}\n]}}}},\"columnKind\":\"unicodeCodePoints\",\"results\":[",
+                    "{{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\",\"version\":\"2.1.0\",\"runs\":[{{\"tool\":{{\"driver\":{driver},\"rules\":[\n{}\n]}}}},\"columnKind\":\"unicodeCodePoints\",\"results\":[",
                     rules.join(",\n"),
-                    v = env!("CARGO_PKG_VERSION"),
                 )?;
             }
         }
@@ -235,55 +314,15 @@ impl Reporter {
         })
     }
 
-    fn report(&mut self, f: &Finding<'_>) -> std::io::Result<()> {
+    fn item(&mut self, item: &str) -> std::io::Result<()> {
         let first = self.count == 0;
         self.count = self.count.saturating_add(1);
-        let sep = if first { "\n" } else { ",\n" };
         match self.format {
-            Format::Human => writeln!(
-                self.out,
-                "{}:{}:{}: {} {}: {} (byte {})",
-                f.path,
-                f.pos.line,
-                f.pos.column,
-                CodePoint(f.c),
-                f.name(),
-                f.message(),
-                f.pos.byte
-            ),
-            Format::Json => {
-                let mut obj = format!(
-                    "{{\"path\":{},\"line\":{},\"column\":{},\"byte\":{},\"codepoint\":\"{}\",\"name\":{},\"kind\":\"{}\",\"message\":{}",
-                    json::string(f.path),
-                    f.pos.line,
-                    f.pos.column,
-                    f.pos.byte,
-                    CodePoint(f.c),
-                    json::string(&f.name()),
-                    f.kind.slug(),
-                    json::string(&f.message())
-                );
-                if let Some((count, hidden)) = f.run {
-                    let _ = write!(
-                        obj,
-                        ",\"length\":{count},\"hidden\":{}",
-                        json::string(hidden)
-                    );
-                }
-                write!(self.out, "{sep}{obj}}}")
+            Format::Human => writeln!(self.out, "{item}"),
+            Format::Json | Format::Sarif => {
+                let sep = if first { "\n" } else { ",\n" };
+                write!(self.out, "{sep}{item}")
             }
-            Format::Sarif => write!(
-                self.out,
-                "{sep}{{\"ruleId\":\"{}\",\"ruleIndex\":{},\"level\":\"error\",\"message\":{{\"text\":{}}},\"locations\":[{{\"physicalLocation\":{{\"artifactLocation\":{{\"uri\":{}}},\"region\":{{\"startLine\":{},\"startColumn\":{},\"byteOffset\":{},\"byteLength\":{}}}}}}}]}}",
-                f.kind.rule_id(),
-                f.kind.index(),
-                json::string(&format!("{} {}: {}", CodePoint(f.c), f.name(), f.message())),
-                json::string(&uri(f.path)),
-                f.pos.line,
-                f.pos.column,
-                f.pos.byte,
-                f.len
-            ),
         }
     }
 
@@ -302,6 +341,7 @@ impl Reporter {
 /// A relative path as a URI reference: `/` separators, anything but unreserved
 /// characters percent-encoded.
 fn uri(path: &str) -> String {
+    use std::fmt::Write as _;
     let path = path.strip_prefix("./").unwrap_or(path);
     let mut out = String::new();
     for b in path.bytes() {
@@ -316,255 +356,74 @@ fn uri(path: &str) -> String {
     out
 }
 
-/// The scanning state of one input.
-struct Scanner<'p> {
-    path: &'p str,
-    /// Stream offset of the current piece.
-    offset: u64,
-    line: u64,
-    /// Code points of the current line before the counting position.
-    col: u64,
-    /// The last code point of the previous piece.
-    prev: Option<char>,
-    tag: Option<TagRun>,
-    bidi: Vec<Opener>,
-    findings: u64,
-}
-
-/// Lead bytes of every code point scan may report, and the line ends.
-const fn needs_look(b: u8) -> bool {
-    matches!(
-        b,
-        0x00..=0x1F | 0x7F | 0xC2 | 0xE1 | 0xE2 | 0xE3 | 0xEF | 0xF3
-    )
-}
-
-/// Code points in `bytes` (which start and end on boundaries).
-fn count_chars(bytes: &[u8]) -> u64 {
-    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count() as u64
-}
-
-impl<'p> Scanner<'p> {
-    fn new(path: &'p str) -> Self {
-        Scanner {
-            path,
-            offset: 0,
-            line: 1,
-            col: 0,
-            prev: None,
-            tag: None,
-            bidi: Vec::new(),
-            findings: 0,
-        }
-    }
-
-    fn emit(
-        &mut self,
-        report: &mut dyn FnMut(&Finding<'_>) -> std::io::Result<()>,
-        pos: Pos,
-        c: char,
-        kind: Kind,
-        unclosed: bool,
-    ) -> std::io::Result<()> {
-        self.findings = self.findings.saturating_add(1);
-        report(&Finding {
-            path: self.path,
-            pos,
-            c,
-            kind,
-            len: c.len_utf8() as u64,
-            run: None,
-            unclosed,
-        })
-    }
-
-    fn flush_tag(
-        &mut self,
-        report: &mut dyn FnMut(&Finding<'_>) -> std::io::Result<()>,
-    ) -> std::io::Result<()> {
-        let Some(run) = self.tag.take() else {
-            return Ok(());
-        };
-        self.findings = self.findings.saturating_add(1);
-        report(&Finding {
-            path: self.path,
-            pos: run.pos,
-            c: run.first,
-            kind: Kind::TagRun,
-            len: run.count.saturating_mul(4),
-            run: Some((run.count, &run.hidden)),
-            unclosed: false,
-        })
-    }
-
-    /// The end of a bidi paragraph: every opener still open is unpaired.
-    fn paragraph_end(
-        &mut self,
-        report: &mut dyn FnMut(&Finding<'_>) -> std::io::Result<()>,
-    ) -> std::io::Result<()> {
-        let open = std::mem::take(&mut self.bidi);
-        for o in open {
-            self.emit(report, o.pos, o.c, Kind::UnpairedBidi, true)?;
-        }
-        Ok(())
-    }
-
-    fn bidi(
-        &mut self,
-        report: &mut dyn FnMut(&Finding<'_>) -> std::io::Result<()>,
-        pos: Pos,
-        c: char,
-    ) -> std::io::Result<()> {
-        match c {
-            '\u{202A}' | '\u{202B}' | '\u{202D}' | '\u{202E}' | '\u{2066}'..='\u{2068}' => {
-                if self.bidi.len() < MAX_BIDI_DEPTH {
-                    self.bidi.push(Opener { pos, c });
-                } else {
-                    self.emit(report, pos, c, Kind::UnpairedBidi, true)?;
-                }
-            }
-            '\u{202C}' => {
-                // PDF closes the innermost embedding, never across an isolate.
-                if self.bidi.last().is_some_and(|o| !is_isolate(o.c)) {
-                    self.bidi.pop();
-                } else {
-                    self.emit(report, pos, c, Kind::UnpairedBidi, false)?;
-                }
-            }
-            '\u{2069}' => {
-                // PDI closes the innermost isolate and the embeddings opened inside it,
-                // which were themselves never closed.
-                if let Some(i) = self.bidi.iter().rposition(|o| is_isolate(o.c)) {
-                    let inner = self.bidi.split_off(i);
-                    for o in inner.iter().skip(1) {
-                        self.emit(report, o.pos, o.c, Kind::UnpairedBidi, true)?;
-                    }
-                } else {
-                    self.emit(report, pos, c, Kind::UnpairedBidi, false)?;
-                }
-            }
-            _ => {}
-        }
-        Ok(())
-    }
-
-    fn feed(
-        &mut self,
-        piece: &str,
-        report: &mut dyn FnMut(&Finding<'_>) -> std::io::Result<()>,
-    ) -> std::io::Result<()> {
-        let bytes = piece.as_bytes();
-        let mut col_pos = 0;
-        let mut at = 0;
-        while at < bytes.len() {
-            match bytes
-                .get(at..)
-                .and_then(|rest| rest.iter().position(|&b| needs_look(b)))
-            {
-                Some(i) => at = at.saturating_add(i),
-                None => break,
-            }
-            let Some(c) = piece.get(at..).and_then(|s| s.chars().next()) else {
-                break;
-            };
-            self.col = self
-                .col
-                .saturating_add(count_chars(bytes.get(col_pos..at).unwrap_or_default()));
-            let pos = Pos {
-                line: self.line,
-                column: self.col.saturating_add(1),
-                byte: self.offset.saturating_add(at as u64),
-            };
-            let prev = if at == 0 {
-                self.prev
-            } else {
-                piece.get(..at).and_then(|s| s.chars().next_back())
-            };
-            let is_tag = matches!(c, '\u{E0000}'..='\u{E007F}');
-            if self
-                .tag
-                .as_ref()
-                .is_some_and(|run| !is_tag || run.end != pos.byte)
-            {
-                self.flush_tag(report)?;
-            }
-            let width = c.len_utf8();
-            let next = at.saturating_add(width);
-            if matches!(c, '\n' | '\r' | '\u{1C}'..='\u{1E}' | '\u{85}' | '\u{2029}') {
-                self.paragraph_end(report)?;
-            }
-            if c == '\n' {
-                self.line = self.line.saturating_add(1);
-                self.col = 0;
-                col_pos = next;
-                at = next;
-                continue;
-            }
-            if is_tag {
-                let end = pos.byte.saturating_add(width as u64);
-                let run = self.tag.get_or_insert_with(|| TagRun {
-                    pos,
-                    first: c,
-                    count: 0,
-                    end,
-                    hidden: String::new(),
-                });
-                run.count = run.count.saturating_add(1);
-                run.end = end;
-                if let Some(a) = names::tag_ascii(c)
-                    && run.hidden.len() < MAX_HIDDEN
-                {
-                    run.hidden.push(a);
-                }
-            } else if is_control(c) {
-                if !matches!(c, '\t' | '\r') {
-                    self.emit(report, pos, c, Kind::Control, false)?;
-                }
-            } else if is_dangerous_invisible(c) {
-                self.emit(report, pos, c, Kind::Invisible, false)?;
-                self.bidi(report, pos, c)?;
-            } else if is_orphan_selector(c, prev) {
-                self.emit(report, pos, c, Kind::OrphanSelector, false)?;
-            }
-            self.col = self.col.saturating_add(1);
-            col_pos = next;
-            at = next;
-        }
-        self.col = self
-            .col
-            .saturating_add(count_chars(bytes.get(col_pos..).unwrap_or_default()));
-        if let Some(last) = piece.chars().next_back() {
-            self.prev = Some(last);
-        }
-        self.offset = self.offset.saturating_add(bytes.len() as u64);
-        Ok(())
-    }
-
-    fn finish(
-        &mut self,
-        report: &mut dyn FnMut(&Finding<'_>) -> std::io::Result<()>,
-    ) -> std::io::Result<()> {
-        self.flush_tag(report)?;
-        self.paragraph_end(report)
-    }
-}
-
-/// Scans one input, writing its findings; returns how many.
-fn scan_input(input: &Input, reader: Box<dyn Read>, reporter: &mut Reporter) -> Result<u64> {
+/// Lints one input, handing each formatted finding to `item`; returns how many.
+fn scan_input(
+    input: &Input,
+    reader: Box<dyn Read>,
+    format: Format,
+    item: &mut dyn FnMut(String) -> Result<()>,
+) -> Result<u64> {
     let name = input.name();
     let mut chunks = TextChunks::from_reader(input, reader);
-    let mut scanner = Scanner::new(&name);
-    let mut written = Ok(());
-    let mut report = |f: &Finding<'_>| reporter.report(f);
+    let mut lint = Lint::new();
+    let mut report = |f: &Finding<'_>| item(format_finding(format, &name, f)?);
     while let Some(piece) = chunks.next_piece()? {
-        written = scanner.feed(piece, &mut report);
-        if written.is_err() {
-            break;
+        lint.feed(piece, &mut report)?;
+    }
+    lint.finish(&mut report)?;
+    Ok(lint.findings())
+}
+
+/// What scanning one file of a walk produced, reported once every file before it is.
+struct FileReport {
+    path: PathBuf,
+    items: Vec<String>,
+    findings: u64,
+    /// Lines for stderr: errors, and the files `--fix` rewrote.
+    notes: Vec<String>,
+    failed: bool,
+}
+
+/// Scans (and with `fix`, fixes) one file of a walk.
+fn scan_file(path: &Path, format: Format, fix: bool) -> FileReport {
+    let input = Input::File(path.to_path_buf());
+    let mut report = FileReport {
+        path: path.to_path_buf(),
+        items: Vec::new(),
+        findings: 0,
+        notes: Vec::new(),
+        failed: false,
+    };
+    let items = &mut report.items;
+    let scanned = open_text_file(&input, path).and_then(|reader| match reader {
+        Some(r) => scan_input(&input, r, format, &mut |item| {
+            items.push(item);
+            Ok(())
+        }),
+        None => Ok(0),
+    });
+    match scanned {
+        Ok(n) => {
+            report.findings = n;
+            if n > 0 && fix {
+                match fix_file(&input, path) {
+                    // Which files were rewritten, on stderr: stdout is the report.
+                    Ok(()) => report
+                        .notes
+                        .push(format!("airlock: fixed {}", input.name())),
+                    Err(e) => {
+                        report.notes.push(format!("airlock: {e}"));
+                        report.failed = true;
+                    }
+                }
+            }
+        }
+        Err(e) => {
+            report.notes.push(format!("airlock: {e}"));
+            report.failed = true;
         }
     }
-    written?;
-    scanner.finish(&mut report)?;
-    Ok(scanner.findings)
+    report
 }
 
 /// Opens a file for scanning: `None` when it is binary (a NUL in its first bytes).
@@ -701,68 +560,35 @@ pub(crate) fn run(args: &ScanArgs) -> Result<Outcome> {
     let mut reporter = Reporter::begin(args.format)?;
     let mut findings = 0u64;
     let mut failed = false;
-    let mut fail = |e: Error| -> Result<()> {
-        if matches!(e, Error::Write(_)) {
-            return Err(e);
-        }
-        eprintln!("airlock: {e}");
-        failed = true;
-        Ok(())
-    };
     if args.paths.is_empty() {
         let input = Input::Stdin;
-        match input
-            .open()
-            .and_then(|r| scan_input(&input, r, &mut reporter))
-        {
+        let scanned = input.open().and_then(|r| {
+            scan_input(
+                &input,
+                r,
+                args.format,
+                &mut |item| Ok(reporter.item(&item)?),
+            )
+        });
+        match scanned {
             Ok(n) => findings = findings.saturating_add(n),
-            Err(e) => fail(e)?,
+            Err(e @ Error::Write(_)) => return Err(e),
+            Err(e) => {
+                eprintln!("airlock: {e}");
+                failed = true;
+            }
         }
-    } else {
-        let mut paths = args.paths.iter();
-        let mut walk = ignore::WalkBuilder::new(paths.next().map_or(Path::new("."), |p| p));
-        for p in paths {
-            walk.add(p);
-        }
-        walk.hidden(false)
-            .require_git(false)
-            .sort_by_file_name(|a, b| a.cmp(b))
-            .filter_entry(|e| e.file_name() != ".git");
-        for entry in walk.build() {
-            let entry = match entry {
-                Ok(entry) => entry,
-                Err(e) => {
-                    fail(Error::Other(e.to_string()))?;
-                    continue;
-                }
-            };
-            if !entry.file_type().is_some_and(|t| t.is_file()) && entry.depth() > 0 {
-                continue;
+    }
+    for root in &args.paths {
+        for file in walk(root, args.format, args.fix) {
+            for item in &file.items {
+                reporter.item(item)?;
             }
-            if entry.file_type().is_some_and(|t| t.is_dir()) {
-                continue;
+            for note in &file.notes {
+                eprintln!("{note}");
             }
-            // Walking "." names files "./x"; show them as "x".
-            let path = entry.path();
-            let path = path.strip_prefix("./").unwrap_or(path);
-            let input = Input::File(path.to_path_buf());
-            let scanned = open_text_file(&input, path).and_then(|reader| match reader {
-                Some(r) => scan_input(&input, r, &mut reporter),
-                None => Ok(0),
-            });
-            match scanned {
-                Ok(n) => {
-                    findings = findings.saturating_add(n);
-                    if n > 0 && args.fix {
-                        match fix_file(&input, path) {
-                            // Which files were rewritten, on stderr: stdout is the report.
-                            Ok(()) => eprintln!("airlock: fixed {}", input.name()),
-                            Err(e) => fail(e)?,
-                        }
-                    }
-                }
-                Err(e) => fail(e)?,
-            }
+            findings = findings.saturating_add(file.findings);
+            failed |= file.failed;
         }
     }
     reporter.end()?;
@@ -773,4 +599,66 @@ pub(crate) fn run(args: &ScanArgs) -> Result<Outcome> {
     } else {
         Outcome::Success
     })
+}
+
+/// Scans every file under `root` (honouring ignore files; `.git` skipped; links not
+/// followed) on every core, returning the reports sorted by path: the order a
+/// sequential walk with sorted directory entries visits them.
+fn walk(root: &Path, format: Format, fix: bool) -> Vec<FileReport> {
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let reports = Mutex::new(Vec::new());
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
+        .hidden(false)
+        .require_git(false)
+        .threads(threads)
+        .filter_entry(|e| e.file_name() != ".git");
+    builder.build_parallel().run(|| {
+        let reports = &reports;
+        Box::new(move |entry| {
+            let report = match entry {
+                Ok(entry) => {
+                    let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+                    let is_file = entry.file_type().is_some_and(|t| t.is_file());
+                    // A root named on the command line is scanned even when it is a
+                    // link (and --fix then refuses it); links met while walking are not.
+                    if is_dir || (!is_file && entry.depth() > 0) {
+                        return ignore::WalkState::Continue;
+                    }
+                    // Walking "." names files "./x"; show them as "x".
+                    let path = entry.path();
+                    let path = path.strip_prefix("./").unwrap_or(path);
+                    scan_file(path, format, fix)
+                }
+                Err(e) => FileReport {
+                    path: error_path(&e).unwrap_or_else(|| root.to_path_buf()),
+                    items: Vec::new(),
+                    findings: 0,
+                    notes: vec![format!("airlock: {e}")],
+                    failed: true,
+                },
+            };
+            match reports.lock() {
+                Ok(mut all) => all.push(report),
+                // A worker panicked holding the lock: the walk fails closed below.
+                Err(poisoned) => poisoned.into_inner().push(report),
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    let mut reports = reports.into_inner().unwrap_or_else(|p| p.into_inner());
+    // Component-wise order: a directory's files come right after its name.
+    reports.sort_by(|a, b| a.path.cmp(&b.path));
+    reports
+}
+
+/// The path an error of the walk is about, if it names one.
+fn error_path(e: &ignore::Error) -> Option<PathBuf> {
+    match e {
+        ignore::Error::WithPath { path, .. } => Some(path.clone()),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        _ => None,
+    }
 }
