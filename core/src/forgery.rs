@@ -555,9 +555,6 @@ static DEFAULT_DENSE: Dense = dense_of(&WRAPPER_FORGERY_LITERALS, true);
 /// The markers alone (the empty set, and the writing pass of sanitize).
 pub(crate) static MARKER_DENSE: Dense = dense_of(&[], true);
 
-/// Lead bytes of code points prose may drop: TAB and LF are kept, and frequent.
-pub(crate) const PROSE_ATTENTION: ByteSet = ByteSet::ATTENTION.without(b'\t').without(b'\n');
-
 /// The byte every marker has at [`MARKER_ANCHOR_OFFSET`]. It is rare in prose (unlike
 /// the markers' first byte `u`), so the fast path stops on it instead and recovers
 /// a marker's beginning from the bytes before it.
@@ -575,7 +572,7 @@ pub(crate) const MARKER_FIRST: u8 = b'u';
 
 /// Where the markers-only pass stops while idle.
 pub(crate) static MARKER_STOPS: Finder =
-    Finder::new(PROSE_ATTENTION.union(MARKER_ANCHORS)).refined();
+    Finder::new(ByteSet::PROSE_ATTENTION.union(MARKER_ANCHORS)).refined();
 
 /// A checked set of forgery literals with its automaton, built once.
 #[derive(Clone, Copy, Debug)]
@@ -650,7 +647,7 @@ impl<'a> LiteralSet<'a> {
         trie: EMPTY_TRIE,
         dense: Some(&MARKER_DENSE),
         first_bytes: ByteSet::EMPTY,
-        prose_stops: Finder::new(PROSE_ATTENTION.union(MARKER_ANCHORS)).refined(),
+        prose_stops: Finder::new(ByteSet::PROSE_ATTENTION.union(MARKER_ANCHORS)).refined(),
         forgery_stops: Finder::new(ByteSet::EMPTY),
         leaves_root: Finder::new(ByteSet::EMPTY.with_both_cases(MARKER_FIRST)),
     };
@@ -690,7 +687,11 @@ impl<'a> LiteralSet<'a> {
         } else {
             None
         };
-        let stops = Finder::new(PROSE_ATTENTION.union(set.first_bytes).union(MARKER_ANCHORS));
+        let stops = Finder::new(
+            ByteSet::PROSE_ATTENTION
+                .union(set.first_bytes)
+                .union(MARKER_ANCHORS),
+        );
         // The multi-byte refinement only knows attention code points: a literal that
         // begins with a non-ASCII byte keeps every such byte a stop.
         set.prose_stops = if set.first_bytes.has_non_ascii() {

@@ -34,6 +34,7 @@ pub mod fence;
 pub mod forgery;
 pub mod frontmatter;
 pub mod header;
+pub mod json;
 pub mod lint;
 #[cfg(any(test, feature = "plain"))]
 pub mod plain;
@@ -42,6 +43,7 @@ pub mod prose;
 pub mod reject;
 mod rules;
 pub mod scan;
+pub mod shape;
 pub mod strict;
 pub mod strip;
 mod tables;

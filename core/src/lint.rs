@@ -96,7 +96,7 @@ const fn ends_paragraph(c: char) -> bool {
 const fn tag_ascii(c: char) -> Option<u8> {
     let cp = c as u32;
     if 0xE0020 <= cp && cp <= 0xE007E {
-        Some((cp - 0xE0000) as u8)
+        Some(cp.wrapping_sub(0xE0000) as u8)
     } else {
         None
     }

@@ -2,8 +2,8 @@
 //! envelope markers, cut to the budget with the reference's note (SPEC §3).
 //!
 //! Two walks share the drop rule, the automaton and the dense-drop blocks: the
-//! counting pass ([`Counting`]) decides the verdict and the exact output length,
-//! then the writing pass — the engine ([`Engine`], which the stream also runs) when
+//! counting pass (`Counting`) decides the verdict and the exact output length,
+//! then the writing pass — the engine (`Engine`, which the stream also runs) when
 //! markers are to be redacted, strip's loop with the prose rule when only code points
 //! are dropped, a copy otherwise — writes it. The writing pass checks that it wrote
 //! exactly what the counting pass measured, and any disagreement (or any state the

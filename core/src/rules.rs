@@ -96,10 +96,16 @@ pub(crate) struct Seq {
     pub(crate) hi: [u8; 4],
 }
 
+#[cfg_attr(
+    not(all(target_arch = "x86_64", not(feature = "portable-only"))),
+    allow(dead_code)
+)]
 impl Seq {
     /// The pattern as one number, for a const generic parameter (so SIMD code is
     /// compiled once per pattern, its bytes immediate operands); 0 is no pattern.
+    #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
     pub(crate) const fn code(self) -> u128 {
+        // Indexes and shifts: `k < 4`, so shifts stay below 88.
         let mut c = 1u128 | (self.len as u128) << 8 | (self.enc_len as u128) << 16;
         let mut k = 0;
         while k < 4 {
@@ -134,11 +140,18 @@ impl Seq {
 
     /// The code of pattern `i` of `seqs`, 0 past its end.
     pub(crate) const fn nth_code(seqs: &[Seq], i: usize) -> u128 {
-        if i < seqs.len() { seqs[i].code() } else { 0 }
+        match seqs.split_at_checked(i) {
+            Some((_, [seq, ..])) => seq.code(),
+            _ => 0,
+        }
     }
 }
 
 /// The byte of `c` at bit `shift`.
+#[cfg_attr(
+    not(all(target_arch = "x86_64", not(feature = "portable-only"))),
+    allow(dead_code)
+)]
 const fn byte_of(c: u128, shift: u32) -> u8 {
     (c >> shift) as u8
 }

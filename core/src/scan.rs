@@ -45,6 +45,9 @@ impl ByteSet {
         set
     };
 
+    /// Lead bytes of code points prose may drop: TAB and LF are kept, and frequent.
+    pub(crate) const PROSE_ATTENTION: ByteSet = ByteSet::ATTENTION.without(b'\t').without(b'\n');
+
     /// This set with `b` added.
     pub(crate) const fn with(self, b: u8) -> ByteSet {
         let [w0, w1, w2, w3] = self.0;

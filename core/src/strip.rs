@@ -21,7 +21,7 @@ const STRIP_ATTENTION: ByteSet = ByteSet::EMPTY
 static STRIP_FINDER: Finder = Finder::new(STRIP_ATTENTION).refined();
 
 /// Lead bytes of code points prose may drop: strip's and the controls but TAB and LF.
-static PROSE_FINDER: Finder = Finder::new(crate::forgery::PROSE_ATTENTION).refined();
+static PROSE_FINDER: Finder = Finder::new(ByteSet::PROSE_ATTENTION).refined();
 
 /// Whether the code point at `i` may be dropped (a table member or a selector).
 #[inline]

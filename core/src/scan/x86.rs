@@ -207,9 +207,10 @@ const fn seq_enc_len(code: u128) -> usize {
     }
 }
 
-/// The bytes pattern `k` of the pattern coded `CODE` compares (lo, hi), `None`
+/// The bytes position `k` of the pattern coded `CODE` compares (lo, hi), `None`
 /// where it compares nothing: past its length, or with `UTF8` a continuation
 /// position allowing every continuation byte (the text is UTF-8).
+#[allow(clippy::indexing_slicing)]
 const fn seq_range<const CODE: u128, const UTF8: bool>(k: usize) -> Option<(u8, u8)> {
     let Some(seq) = Seq::from_code(CODE) else {
         return None;
@@ -217,6 +218,7 @@ const fn seq_range<const CODE: u128, const UTF8: bool>(k: usize) -> Option<(u8, 
     if k >= seq.len || k >= 4 {
         return None;
     }
+    // `k < 4`, checked above; evaluated at compile time only.
     let (lo, hi) = (seq.lo[k], seq.hi[k]);
     if UTF8 && k > 0 && lo == 0x80 && hi == 0xBF {
         return None;
