@@ -12,7 +12,8 @@
 //! written into a caller's buffer. Nothing allocates and nothing panics. A
 //! [`Rejection`] carries the reference's exact message, written on demand.
 #![no_std]
-// Unsafe code lives in one module, the SIMD scan (`scan::x86`), which allows it.
+// Unsafe code lives in the per-ISA files of the scan (`scan::x86`, and one line of
+// `scan::portable`), which allow it.
 #![deny(unsafe_code)]
 #![cfg_attr(
     test,

@@ -21,7 +21,9 @@ use crate::forgery::{
     info_marker_depth,
 };
 use crate::reject::Rejection;
-use crate::scan::{Backend, ByteSet, DropRule, Dropper, Finder, Scanner, char_at};
+use crate::scan::{
+    Backend, ByteSet, DropBlock, DropPlan, DropRule, Dropper, Finder, Scanner, char_at,
+};
 use crate::strip::{BufferTooSmall, drop_into};
 use crate::truncate::floor_char_boundary;
 use crate::utf8::{Utf8Error, Utf8Stream};
@@ -434,9 +436,13 @@ impl<'l, A: Automaton> Engine<'l, A> {
     fn dense(&mut self, bytes: &[u8], at: &mut usize, run_start: &mut usize, sink: &mut impl Sink) {
         let mut buf = [0u8; 64];
         while !sink.is_full() {
-            let Some((consumed, kept, mut marks)) =
-                self.dropper
-                    .marked_block(bytes, *at, Some(&self.leaves_root), &mut buf)
+            let Some(DropBlock {
+                consumed,
+                kept,
+                mut marks,
+            }) = self
+                .dropper
+                .marked_block(bytes, *at, Some(&self.leaves_root), &mut buf)
             else {
                 return;
             };
@@ -666,8 +672,11 @@ impl<'l, A: Automaton> Counting<'l, A> {
     /// from its root only from a byte that leaves it.
     #[inline]
     fn dense(&mut self, bytes: &[u8], at: &mut usize) {
-        while let Some((consumed, keep, marked)) =
-            self.dropper.plan(bytes, *at, Some(self.set.leaves_root()))
+        while let Some(DropPlan {
+            consumed,
+            keep,
+            marked,
+        }) = self.dropper.plan(bytes, *at, Some(self.set.leaves_root()))
         {
             let base = *at;
             let mut rest = keep;

@@ -4,7 +4,7 @@
 use core::fmt;
 
 use crate::class::{is_control, is_dangerous_invisible, is_stripped, is_variation_selector};
-use crate::scan::{Backend, ByteSet, DropRule, Dropper, Finder, Scanner, char_at};
+use crate::scan::{Backend, ByteSet, DropBlock, DropRule, Dropper, Finder, Scanner, char_at};
 use crate::truncate::floor_char_boundary;
 use crate::utf8::{Utf8Error, Utf8Stream};
 
@@ -213,7 +213,7 @@ pub(crate) fn drop_into(
             // Dropped code points often come in crowds: take whole blocks while
             // they keep dropping something (a block whose kept bytes do not fit is
             // declined and goes the exact way, which cuts).
-            while let Some((consumed, kept)) =
+            while let Some(DropBlock { consumed, kept, .. }) =
                 dropper.block(bytes, at, out.get_mut(len..).unwrap_or_default())
             {
                 at = at.saturating_add(consumed);

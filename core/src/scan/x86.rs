@@ -16,7 +16,8 @@ use core::arch::x86_64::{
     _pext_u64,
 };
 
-use super::{Finder, SimdCompactor};
+use super::Finder;
+use super::drop::SimdCompactor;
 use crate::rules::{ATTENTION_LEADS, EMOJI_SELECTOR_SEQ, PROSE_SEQS, STRIP_SEQS, Seq};
 
 /// The rules' patterns as constant slices: the unrolled loops below fold each

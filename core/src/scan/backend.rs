@@ -1,0 +1,278 @@
+//! The capability token: which instruction sets the block scan, the dense drops
+//! and the byte helpers use, detected once.
+
+use core::sync::atomic::{AtomicU8, Ordering};
+
+use super::drop::Compactor;
+#[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+use super::drop::SimdCompactor;
+use super::finder::Finder;
+use super::swar::{portable_block, portable_blocks};
+#[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+use super::x86;
+
+/// Which block code computes candidate masks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Blocks {
+    /// SWAR over `u64` words; every target.
+    Portable,
+    /// 16-byte vectors (x86 baseline).
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+    Sse2,
+    /// 32-byte vectors with exact nibble-table membership.
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+    Avx2(x86::Avx2),
+}
+
+impl Blocks {
+    /// Every block backend this CPU runs (for tests).
+    #[cfg(test)]
+    pub(crate) fn available() -> std::vec::Vec<Blocks> {
+        let mut all: std::vec::Vec<Blocks> = Backend::all().map(|b| b.blocks).collect();
+        all.dedup();
+        all
+    }
+
+    /// The first 64-byte block at or after `from` (blocks start at `from`) with a
+    /// candidate.
+    #[inline]
+    pub(super) fn candidates(self, bytes: &[u8], from: usize, f: &Finder) -> Option<Candidates> {
+        let rest = bytes.get(from..)?;
+        // A refined finder looks two bytes past each block.
+        let ahead = if f.refined { 2 } else { 0 };
+        let whole = rest.len().saturating_sub(ahead) & !63;
+        let blocks = rest.get(..whole).unwrap_or_default();
+        let found = match self {
+            Blocks::Portable => portable_blocks(blocks, f),
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            Blocks::Sse2 => x86::sse2_blocks(blocks, f),
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            Blocks::Avx2(cpu) => {
+                let data = rest.get(..whole.saturating_add(ahead)).unwrap_or_default();
+                x86::avx2_blocks(data, whole, f, cpu)
+            }
+        };
+        if let Some((offset, mask)) = found {
+            return Some(Candidates {
+                base: from.saturating_add(offset),
+                mask,
+            });
+        }
+        // The rest (under 66 bytes) goes through padded copies with the portable
+        // test; bits past its end are masked off.
+        let mut base = whole;
+        while let Some(tail) = rest.get(base..).filter(|t| !t.is_empty()) {
+            let n = tail.len().min(64);
+            let mut block = [0u8; 64];
+            if let (Some(dst), Some(src)) = (block.get_mut(..n), tail.get(..n)) {
+                dst.copy_from_slice(src);
+            }
+            let mut mask = portable_block(&block, f);
+            if n < 64 {
+                // n < 64, so the shift is in range.
+                mask &= (1u64 << n).wrapping_sub(1);
+            }
+            if mask != 0 {
+                return Some(Candidates {
+                    base: from.saturating_add(base),
+                    mask,
+                });
+            }
+            base = base.saturating_add(64);
+        }
+        None
+    }
+}
+
+/// A 64-byte block with candidates: where it starts, and bit `i` for byte `base + i`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Candidates {
+    pub(super) base: usize,
+    pub(super) mask: u64,
+}
+
+/// The instruction sets every fast path of one call uses: a capability token. One
+/// exists only for instruction sets the CPU has (the fields are private and filled
+/// by detection), so code holding one never asks the CPU again. [`Backend::best`]
+/// is detected once and cached; tests, benchmarks and fuzz targets name a backend
+/// explicitly with the `*_on` entry points (there is no global switch).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Backend {
+    pub(super) blocks: Blocks,
+    pub(super) drops: Compactor,
+    /// AVX2 for UTF-8 validation and long copies.
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+    pub(super) avx2: Option<x86::Avx2>,
+}
+
+impl Default for Backend {
+    /// [`Backend::best`].
+    fn default() -> Self {
+        Backend::best()
+    }
+}
+
+/// [`Backend::best`]'s index into [`Backend::all`] plus one; 0 before detection.
+pub(super) static BEST: AtomicU8 = AtomicU8::new(0);
+
+impl Backend {
+    /// SWAR scan, table-driven dense drops, `core`'s UTF-8 validation: what every
+    /// target runs.
+    pub const PORTABLE: Backend = Backend {
+        blocks: Blocks::Portable,
+        drops: Compactor::Portable,
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+        avx2: None,
+    };
+
+    /// Every backend this CPU runs, portable first, best last.
+    pub fn all() -> impl Iterator<Item = Backend> {
+        #[cfg_attr(
+            not(all(target_arch = "x86_64", not(feature = "portable-only"))),
+            allow(unused_mut)
+        )]
+        let mut all = [Some(Backend::PORTABLE), None, None, None];
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+        {
+            let avx2 = x86::avx2();
+            if let Some(slot) = all.get_mut(1) {
+                *slot = Some(Backend {
+                    blocks: Blocks::Sse2,
+                    drops: Compactor::Portable,
+                    avx2: None,
+                });
+            }
+            if let (Some(cpu), Some(slot)) = (avx2, all.get_mut(2)) {
+                let drops = match x86::bmi2() {
+                    Some(bmi2) => Compactor::Simd(SimdCompactor::Bmi2(bmi2)),
+                    None => Compactor::Portable,
+                };
+                *slot = Some(Backend {
+                    blocks: Blocks::Avx2(cpu),
+                    drops,
+                    avx2: Some(cpu),
+                });
+            }
+            if let (Some(cpu), Some(vbmi2), Some(slot)) = (avx2, x86::vbmi2(), all.get_mut(3)) {
+                *slot = Some(Backend {
+                    blocks: Blocks::Avx2(cpu),
+                    drops: Compactor::Simd(SimdCompactor::Avx512(vbmi2)),
+                    avx2: Some(cpu),
+                });
+            }
+        }
+        all.into_iter().flatten()
+    }
+
+    /// The fastest backend this CPU runs, detected on the first call.
+    #[inline]
+    pub fn best() -> Backend {
+        let cached = BEST.load(Ordering::Relaxed);
+        if cached != 0
+            && let Some(best) = Backend::all().nth(usize::from(cached).wrapping_sub(1))
+        {
+            return best;
+        }
+        Backend::detect()
+    }
+
+    #[cold]
+    fn detect() -> Backend {
+        let mut best = Backend::PORTABLE;
+        let mut index = 0usize;
+        for (i, backend) in Backend::all().enumerate() {
+            best = backend;
+            index = i;
+        }
+        BEST.store(
+            u8::try_from(index.saturating_add(1)).unwrap_or(0),
+            Ordering::Relaxed,
+        );
+        best
+    }
+
+    /// The backend of this name (`portable`, `sse2`, `avx2`, `avx512`) if the CPU
+    /// runs it.
+    pub fn named(name: &str) -> Option<Backend> {
+        Backend::all().find(|b| b.name() == name)
+    }
+
+    /// The backend's short name.
+    pub const fn name(self) -> &'static str {
+        match (self.blocks, self.drops) {
+            (Blocks::Portable, _) => "portable",
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            (Blocks::Sse2, _) => "sse2",
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            (Blocks::Avx2(_), Compactor::Simd(SimdCompactor::Avx512(_))) => "avx512",
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            (Blocks::Avx2(_), _) => "avx2",
+        }
+    }
+
+    /// What the block scan runs on, for reports.
+    pub const fn scan_name(self) -> &'static str {
+        match self.blocks {
+            Blocks::Portable => "portable (SWAR)",
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            Blocks::Sse2 => "SSE2",
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            Blocks::Avx2(_) => "AVX2",
+        }
+    }
+
+    /// What dense drop regions run on, for reports.
+    pub const fn dense_drop_name(self) -> &'static str {
+        self.drops.name()
+    }
+
+    /// `bytes` as text, validated with SIMD where this backend has it; the error is
+    /// `core::str::from_utf8`'s, so offsets are exact.
+    #[inline]
+    pub(crate) fn to_str(self, bytes: &[u8]) -> Result<&str, core::str::Utf8Error> {
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+        if bytes.len() >= 64
+            && let Some(cpu) = self.avx2
+            && let Some(text) = x86::validate_utf8(bytes, cpu)
+        {
+            return Ok(text);
+        }
+        core::str::from_utf8(bytes)
+    }
+
+    /// Copies `src` to the start of `dst`; nothing when `dst` is shorter. Long copies
+    /// use vector moves that do not depend on the two buffers' relative alignment.
+    #[inline]
+    pub(crate) fn copy(self, dst: &mut [u8], src: &[u8]) {
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+        if src.len() >= 256
+            && let Some(cpu) = self.avx2
+            && x86::copy(dst, src, cpu)
+        {
+            return;
+        }
+        if let Some(dst) = dst.get_mut(..src.len()) {
+            dst.copy_from_slice(src);
+        }
+    }
+
+    /// Copies `text` to the start of `dst` and returns the copy as text (`None` when
+    /// `dst` is shorter), without validating it again.
+    #[inline]
+    pub(crate) fn copy_str<'o>(self, dst: &'o mut [u8], text: &str) -> Option<&'o str> {
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+        {
+            x86::copy_str(dst, text, self.avx2)
+        }
+        #[cfg(not(all(target_arch = "x86_64", not(feature = "portable-only"))))]
+        {
+            super::portable::copy_str(dst, text)
+        }
+    }
+}
+
+/// The scan backend this CPU uses (for benchmark reports).
+pub fn backend_name() -> &'static str {
+    Backend::best().scan_name()
+}

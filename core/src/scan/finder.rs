@@ -1,0 +1,245 @@
+//! A byte set prepared for the block backends, and the cursor that walks a text
+//! from one confirmed position to the next.
+
+use super::backend::{Backend, Blocks, Candidates};
+use super::byteset::ByteSet;
+
+/// ASCII bytes (0x20 and up) the portable and SSE2 backends compare one by one;
+/// a set with more of them makes every byte a candidate there.
+pub(super) const MAX_EQ: usize = 24;
+
+/// A byte set prepared for the block backends. Each backend reports a superset of
+/// the set's members (the AVX2 one reports exactly the set); [`Scanner`] filters
+/// candidates through the set before the caller's test sees them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Finder {
+    pub(super) set: ByteSet,
+    /// Nibble tables (Hyperscan's "truffle"): bit `h` of `lo[l]` is set when the byte
+    /// `h << 4 | l` is in the set (h < 8); `hi` likewise for `(h + 8) << 4 | l`.
+    pub(super) lo: [u8; 16],
+    pub(super) hi: [u8; 16],
+    /// The set has a byte of 0x80 and up: all of them are candidates.
+    pub(super) non_ascii: bool,
+    /// The set has a byte below 0x20: all of them are candidates.
+    pub(super) controls: bool,
+    /// The set's ASCII members from 0x20 up, compared one by one.
+    pub(super) eq: [u8; MAX_EQ],
+    pub(super) eq_len: usize,
+    /// Too many bytes to compare one by one: every byte is a candidate.
+    pub(super) every: bool,
+    /// Non-ASCII members are lead bytes of attention code points and count only
+    /// where [`lead_may_attend`] holds (the next two bytes are tested too).
+    pub(super) refined: bool,
+}
+
+impl Finder {
+    /// Prepares `set` (at compile time for the fixed sets).
+    #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+    pub(crate) const fn new(set: ByteSet) -> Finder {
+        // Indexes are nibbles (< 16) and `eq_len < MAX_EQ`, checked before use; const
+        // fns cannot use `get`.
+        let mut f = Finder {
+            set,
+            lo: [0; 16],
+            hi: [0; 16],
+            non_ascii: false,
+            controls: false,
+            eq: [0; MAX_EQ],
+            eq_len: 0,
+            every: false,
+            refined: false,
+        };
+        let mut b = 0u8;
+        loop {
+            if set.contains(b) {
+                let (h, l) = ((b >> 4) as usize, (b & 0xF) as usize);
+                if h < 8 {
+                    f.lo[l] |= 1 << h;
+                } else {
+                    f.hi[l] |= 1 << (h - 8);
+                }
+                if b >= 0x80 {
+                    f.non_ascii = true;
+                } else if b < 0x20 {
+                    f.controls = true;
+                } else if f.eq_len < MAX_EQ {
+                    f.eq[f.eq_len] = b;
+                    f.eq_len += 1;
+                } else {
+                    f.every = true;
+                }
+            }
+            if b == u8::MAX {
+                break;
+            }
+            b += 1;
+        }
+        f
+    }
+
+    /// This finder, reporting a non-ASCII member only where it may begin an
+    /// attention code point ([`lead_may_attend`]). Unchanged when the set has
+    /// non-ASCII bytes other than attention lead bytes.
+    pub(crate) const fn refined(self) -> Finder {
+        let mut f = self;
+        let non_ascii = ByteSet([0, 0, f.set.0[2], f.set.0[3]]);
+        f.refined = non_ascii.is_subset(&ByteSet::ATTENTION);
+        f
+    }
+
+    /// Whether the byte at `i` of `bytes`, a member of the set, is reported.
+    #[inline(always)]
+    pub(super) fn reports(&self, bytes: &[u8], i: usize, b: u8) -> bool {
+        self.set.contains(b) && (b < 0x80 || !self.refined || lead_may_attend(bytes, i))
+    }
+
+    /// The set's ASCII members compared one by one.
+    pub(super) fn eq_bytes(&self) -> &[u8] {
+        self.eq.get(..self.eq_len).unwrap_or_default()
+    }
+}
+
+/// A cursor over one text that keeps the current block's candidates, so positions
+/// close together cost one block computation.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Scanner<'f> {
+    pub(super) finder: &'f Finder,
+    pub(super) blocks: Blocks,
+    /// Start of the cached block and its candidate mask.
+    pub(super) base: usize,
+    pub(super) mask: u64,
+    pub(super) cached: bool,
+}
+
+impl<'f> Scanner<'f> {
+    /// A scanner for `finder` on `backend`.
+    #[inline]
+    pub(crate) const fn new(finder: &'f Finder, backend: Backend) -> Self {
+        Scanner::with_blocks(finder, backend.blocks)
+    }
+
+    /// A scanner on a given block backend.
+    #[inline]
+    pub(crate) const fn with_blocks(finder: &'f Finder, blocks: Blocks) -> Self {
+        Scanner {
+            finder,
+            blocks,
+            base: 0,
+            mask: 0,
+            cached: false,
+        }
+    }
+
+    /// The first index `i >= from` whose byte is in the set and for which
+    /// `confirm(i, byte)` holds, or `bytes.len()`. Every call on one scanner must pass
+    /// the same `bytes`.
+    #[inline]
+    pub(crate) fn next(
+        &mut self,
+        bytes: &[u8],
+        from: usize,
+        mut confirm: impl FnMut(usize, u8) -> bool,
+    ) -> usize {
+        let mut at = from;
+        loop {
+            let offset = at.wrapping_sub(self.base);
+            if !(self.cached && offset < 64) {
+                match self.blocks.candidates(bytes, at, self.finder) {
+                    Some(Candidates { base, mask }) => {
+                        self.base = base;
+                        self.mask = mask;
+                        self.cached = true;
+                        at = at.max(base);
+                    }
+                    None => {
+                        self.cached = false;
+                        return bytes.len();
+                    }
+                }
+            }
+            // Bits below `at` were handed out already (or are before `from`).
+            let offset = at.wrapping_sub(self.base) & 63;
+            let mut mask = self.mask & (u64::MAX << offset);
+            while mask != 0 {
+                let i = self.base.saturating_add(mask.trailing_zeros() as usize);
+                mask &= mask.wrapping_sub(1);
+                if let Some(&b) = bytes.get(i)
+                    && self.finder.reports(bytes, i, b)
+                    && confirm(i, b)
+                {
+                    return i;
+                }
+            }
+            at = self.base.saturating_add(64);
+            self.cached = false;
+        }
+    }
+}
+
+/// The index of the first byte at or after `from` that is in `finder`'s set, or
+/// `bytes.len()`.
+#[cfg(test)]
+pub(crate) fn next_in_set(bytes: &[u8], from: usize, finder: &Finder) -> usize {
+    Scanner::new(finder, Backend::best()).next(bytes, from, |_, _| true)
+}
+
+/// The code point starting at byte `i` of `text`, if `i` is a boundary inside it.
+#[inline]
+pub(crate) fn char_at(text: &str, i: usize) -> Option<char> {
+    text.get(i..).and_then(|s| s.chars().next())
+}
+
+/// Lead bytes of controls, table members and variation selectors.
+pub(crate) static ATTENTION: Finder = Finder::new(ByteSet::ATTENTION).refined();
+
+/// Whether the byte at `i`, if it is a multi-byte attention lead byte, is followed
+/// by bytes that can make an attention code point (the first three bytes of one of
+/// [`crate::rules::ATTENTION_LEADS`]' patterns). Other bytes, and bytes whose
+/// continuation lies past the end of `bytes`, answer `true` (conservative).
+#[inline]
+pub(crate) fn lead_may_attend(bytes: &[u8], i: usize) -> bool {
+    use crate::rules::LEADS;
+    let (Some(&b0), Some(&b1)) = (bytes.get(i), bytes.get(i.wrapping_add(1))) else {
+        return true;
+    };
+    let row = usize::from(LEADS.row.get(usize::from(b0)).copied().unwrap_or(0));
+    if row == 0 {
+        return true;
+    }
+    let is_cont = |b: u8| (0x80..0xC0).contains(&b);
+    if !is_cont(b1) {
+        return false;
+    }
+    let row = row.wrapping_sub(1);
+    let word = row.wrapping_mul(64).wrapping_add(usize::from(b1 & 63));
+    let bits = LEADS.bits.get(word).copied().unwrap_or(u64::MAX);
+    if !LEADS.third.get(row).copied().unwrap_or(true) {
+        return bits != 0;
+    }
+    match bytes.get(i.wrapping_add(2)) {
+        Some(&b2) => is_cont(b2) && (bits >> (b2 & 63)) & 1 != 0,
+        None => bits != 0,
+    }
+}
+
+/// The first code point of `text` needing attention — a control (Cc), a member of the
+/// dangerous-invisible table, or a variation selector (U+FE00–U+FE0F) — as its byte
+/// offset and the code point. Clean text is skipped many bytes at a time.
+pub fn first_attention(text: &str) -> Option<(usize, char)> {
+    first_attention_on(Backend::best(), text)
+}
+
+/// [`first_attention`] on a given backend.
+#[doc(hidden)]
+pub fn first_attention_on(backend: Backend, text: &str) -> Option<(usize, char)> {
+    let mut found = None;
+    Scanner::new(&ATTENTION, backend).next(text.as_bytes(), 0, |i, _| {
+        let c = char_at(text, i);
+        let hit = c.is_some_and(super::needs_attention);
+        if hit {
+            found = c.map(|c| (i, c));
+        }
+        hit
+    });
+    found
+}
