@@ -98,14 +98,14 @@ impl Dropper {
     /// here: too close to the end of `text`, a U+FE0F after a non-ASCII code point
     /// (whether it is kept depends on that code point), `out` too short, or no
     /// compactor.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn block(&self, text: &[u8], at: usize, out: &mut [u8]) -> Option<DropBlock> {
         self.marked_block(text, at, None, out)
     }
 
     /// [`Dropper::block`], also returning which of the written bytes are in the set
     /// of `marks` (bit `i`: byte `i` of `out`); 0 without `marks`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn marked_block(
         &self,
         text: &[u8],
@@ -130,7 +130,7 @@ impl Dropper {
     /// (bit `i`: byte `at + i` is kept) and the kept bytes in the set of `marks` (0
     /// without). For counting passes, which need the kept length and a few of the
     /// kept bytes, not the packed text.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn plan(&self, text: &[u8], at: usize, marks: Option<&Finder>) -> Option<DropPlan> {
         let compactor = self.compactor?;
         let w = text.get(at.checked_sub(1)?..at.checked_add(64 + DROP_AHEAD)?)?;
@@ -167,7 +167,7 @@ pub(crate) struct DropPlan {
 }
 
 /// One dense-drop block on `with` (see [`Dropper::marked_block`]).
-#[inline]
+#[inline(always)]
 pub(super) fn drop_block(
     w: &[u8],
     prose: bool,
@@ -183,7 +183,7 @@ pub(super) fn drop_block(
 }
 
 /// One dense-drop block's plan on `with` (see [`Dropper::plan`]).
-#[inline]
+#[inline(always)]
 pub(super) fn plan_block(
     w: &[u8],
     prose: bool,
