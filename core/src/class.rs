@@ -6,19 +6,19 @@ use crate::tables::EXTENDED_PICTOGRAPHIC;
 /// A Unicode control (general category Cc): U+0000–U+001F and U+007F–U+009F.
 #[inline]
 pub const fn is_control(c: char) -> bool {
-    rules::contains(rules::CONTROLS, c as u32)
+    rules::is_control(c as u32)
 }
 
 /// A member of the dangerous-invisible table: stripped from prose, rejected in machine values.
 #[inline]
 pub const fn is_dangerous_invisible(c: char) -> bool {
-    rules::contains(rules::DANGEROUS_INVISIBLES, c as u32)
+    rules::is_invisible(c as u32)
 }
 
 /// A variation selector of the basic block, U+FE00–U+FE0F.
 #[inline]
 pub const fn is_variation_selector(c: char) -> bool {
-    rules::contains(rules::VARIATION_SELECTORS, c as u32)
+    rules::is_selector(c as u32)
 }
 
 /// Whether `c` has the Unicode property Extended_Pictographic (see [`crate::UNICODE_VERSION`]).
@@ -46,10 +46,11 @@ pub fn is_extended_pictographic(c: char) -> bool {
 /// or not — is Extended_Pictographic.
 #[inline]
 pub fn is_orphan_selector(c: char, prev: Option<char>) -> bool {
-    if !is_variation_selector(c) {
-        return false;
+    if u32::from(c) == rules::EMOJI_SELECTOR {
+        !prev.is_some_and(is_extended_pictographic)
+    } else {
+        is_variation_selector(c)
     }
-    u32::from(c) != rules::EMOJI_SELECTOR || !prev.is_some_and(is_extended_pictographic)
 }
 
 /// Whether strip drops `c` given its predecessor in the original input.

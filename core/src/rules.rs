@@ -10,28 +10,47 @@
 /// Inclusive ranges of code points.
 pub(crate) type Ranges = &'static [(u32, u32)];
 
-/// The dangerous-invisible table (SPEC §2): stripped from prose, rejected in machine
-/// values. Sorted, non-overlapping.
-pub(crate) const DANGEROUS_INVISIBLES: Ranges = &[
-    (0xAD, 0xAD),
-    (0x115F, 0x1160),
-    (0x180E, 0x180E),
-    (0x200B, 0x200D),
-    (0x202A, 0x202E),
-    (0x2060, 0x2064),
-    (0x2066, 0x2069),
-    (0x3164, 0x3164),
-    (0xFEFF, 0xFEFF),
-    (0xE0000, 0xE007F),
-    (0xE0100, 0xE01EF),
-];
+/// A table of code-point ranges, written once: the slice every derivation reads, and
+/// a `matches!` test of the same ranges (what the scalar checks compile best).
+macro_rules! ranges {
+    ($(#[$doc:meta])* $table:ident, $test:ident: $($lo:literal ..= $hi:literal),* $(,)?) => {
+        $(#[$doc])*
+        pub(crate) const $table: Ranges = &[$(($lo, $hi)),*];
+        /// Whether a code point is in the table of the same name.
+        #[inline]
+        pub(crate) const fn $test(cp: u32) -> bool {
+            matches!(cp, $($lo..=$hi)|*)
+        }
+    };
+}
 
-/// Unicode controls, general category Cc.
-pub(crate) const CONTROLS: Ranges = &[(0x0, 0x1F), (0x7F, 0x9F)];
+ranges! {
+    /// The dangerous-invisible table (SPEC §2): stripped from prose, rejected in
+    /// machine values. Sorted, non-overlapping.
+    DANGEROUS_INVISIBLES, is_invisible:
+    0xAD..=0xAD,
+    0x115F..=0x1160,
+    0x180E..=0x180E,
+    0x200B..=0x200D,
+    0x202A..=0x202E,
+    0x2060..=0x2064,
+    0x2066..=0x2069,
+    0x3164..=0x3164,
+    0xFEFF..=0xFEFF,
+    0xE0000..=0xE007F,
+    0xE0100..=0xE01EF,
+}
 
-/// The variation selectors of the basic block; U+FE0F is kept after an
-/// Extended_Pictographic code point, the others are always orphans.
-pub(crate) const VARIATION_SELECTORS: Ranges = &[(0xFE00, 0xFE0F)];
+ranges! {
+    /// Unicode controls, general category Cc.
+    CONTROLS, is_control: 0x0..=0x1F, 0x7F..=0x9F
+}
+
+ranges! {
+    /// The variation selectors of the basic block; U+FE0F is kept after an
+    /// Extended_Pictographic code point, the others are always orphans.
+    VARIATION_SELECTORS, is_selector: 0xFE00..=0xFE0F
+}
 
 /// The one selector whose fate depends on its predecessor.
 pub(crate) const EMOJI_SELECTOR: u32 = 0xFE0F;
