@@ -13,44 +13,8 @@ mod io;
 mod json;
 mod names;
 mod scan;
-mod send_gate;
-mod tool_output;
-mod write_scope;
 
-/// The hook input decoders as pure functions of their input, for fuzz targets: no
-/// stdin, no stdout, no process state.
-#[doc(hidden)]
-pub mod decoders {
-    /// The write-scope verdict for one PreToolUse call on `input`, under the given
-    /// flags: `Ok(())` allows; `Err(reason)` denies (bad flags deny too).
-    pub fn write_scope(
-        input: &[u8],
-        root: Option<String>,
-        allow_files: Vec<String>,
-        allow_dirs: Vec<String>,
-        allow_tools: Vec<String>,
-        unprotect: Vec<String>,
-    ) -> Result<(), String> {
-        let opts = crate::write_scope::Options::new(
-            root,
-            allow_files,
-            allow_dirs,
-            allow_tools,
-            unprotect,
-        )?;
-        match crate::write_scope::decide(input, &opts) {
-            crate::write_scope::Decision::Allow => Ok(()),
-            crate::write_scope::Decision::Deny(reason) => Err(reason),
-        }
-    }
-
-    /// The send gate's first step: `Ok(tool_name)` when `input` is a JSON object with a
-    /// string `tool_name` and an object `tool_input` within the size, node and depth
-    /// limits; otherwise the reason it blocks.
-    pub fn send_gate_tool_call(input: &[u8]) -> Result<String, String> {
-        crate::send_gate::parse_tool_call(input).map(|call| call.tool_name)
-    }
-}
+use airlock_hooks::{send_gate, tool_output, write_scope};
 
 /// `airlock X.Y.Z (Unicode A.B.C)`.
 /// The Unicode version literal is held against core's `UNICODE_VERSION` in a test.

@@ -6,7 +6,7 @@ use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(name) = airlock_cli::decoders::send_gate_tool_call(data) else {
+    let Ok(name) = airlock_hooks::decoders::send_gate_tool_call(data) else {
         return;
     };
     let call: Value = serde_json::from_slice(data).expect("accepted unparsable input");

@@ -226,7 +226,7 @@ fn check(data: &[u8], buffer: &mut Vec<u8>) {
     let root = &tree.root;
     let built = generated(data, root, buffer);
     let input: &[u8] = if built.is_some() { buffer } else { data };
-    let verdict = airlock_cli::decoders::write_scope(
+    let verdict = airlock_hooks::decoders::write_scope(
         input,
         Some(root.to_string_lossy().into_owned()),
         vec!["AUDIT.md".into()],

@@ -39,11 +39,11 @@ use store::{Paths, read_all_capped, read_capped};
 
 /// Arguments of `airlock hook send-gate`.
 #[derive(clap::Args)]
-pub(crate) struct SendGateArgs {}
+pub struct SendGateArgs {}
 
 /// `airlock guard …` subcommands.
 #[derive(clap::Subcommand)]
-pub(crate) enum GuardCommand {
+pub enum GuardCommand {
     /// Scan draft text on stdin; exit 2 when it would be blocked.
     Scan,
     /// Print the message digest of a tool call on stdin.
@@ -74,7 +74,7 @@ fn print(text: &str) {
 }
 
 /// The hook: exit 0 to pass, exit 2 with one `BLOCKED` line otherwise.
-pub(crate) fn run_hook(_args: &SendGateArgs) -> ExitCode {
+pub fn run_hook(_args: &SendGateArgs) -> ExitCode {
     // The default hook would print a backtrace banner; the BLOCKED line
     // below is the one message the agent should read.
     std::panic::set_hook(Box::new(|_| {}));
@@ -226,7 +226,7 @@ fn load_config(paths: &Paths) -> Result<Config, String> {
 }
 
 /// `airlock guard …`.
-pub(crate) fn run_guard(cmd: &GuardCommand) -> ExitCode {
+pub fn run_guard(cmd: &GuardCommand) -> ExitCode {
     let result = match cmd {
         GuardCommand::Scan => guard_scan(),
         GuardCommand::Sha => read_call().map(|call| {

@@ -41,7 +41,7 @@ const TEST_PANIC_ENV: &str = "AIRLOCK_TOOL_OUTPUT_TEST_PANIC";
 /// flag ever landed in a hook command. `airlock hook help tool-output` shows the help.
 #[derive(clap::Args, Debug)]
 #[command(disable_help_flag = true)]
-pub(crate) struct ToolOutputArgs {
+pub struct ToolOutputArgs {
     /// Cut every string of every tool's result to this many bytes (after containment),
     /// with the truncation note.
     #[arg(long, value_name = "N")]
@@ -359,7 +359,7 @@ fn deadline_duration() -> Duration {
 }
 
 /// Runs the hook (or `--print-config`).
-pub(crate) fn run(args: &ToolOutputArgs) -> ExitCode {
+pub fn run(args: &ToolOutputArgs) -> ExitCode {
     if args.print_config {
         return print_config(args);
     }
@@ -428,7 +428,7 @@ pub(crate) fn run(args: &ToolOutputArgs) -> ExitCode {
 
 /// For a command line that starts `airlock hook tool-output` but does not parse: the
 /// withheld line printed, and the exit code; `None` for every other command.
-pub(crate) fn withhold_on_usage_error(error: &clap::Error) -> Option<ExitCode> {
+pub fn withhold_on_usage_error(error: &clap::Error) -> Option<ExitCode> {
     let mut args = std::env::args_os().skip(1);
     if args.next().as_deref() != Some("hook".as_ref())
         || args.next().as_deref() != Some("tool-output".as_ref())

@@ -48,7 +48,7 @@ const HELP_COMMAND: &str = "airlock help hook write-scope";
 /// shows the help; `-h`/`--help` in a hook command deny like any other argument error.
 #[derive(clap::Args, Debug)]
 #[command(disable_help_flag = true)]
-pub(crate) struct WriteScopeArgs {
+pub struct WriteScopeArgs {
     /// Directory the allowed paths are relative to [default: git top level of the call's cwd,
     /// below $HOME, else the cwd]. A relative root is taken from the call's cwd. A root that is
     /// `/`, $HOME or above it is refused.
@@ -157,7 +157,7 @@ fn arm_deadline() -> bool {
 }
 
 /// Runs the hook (or `--print-config`).
-pub(crate) fn run(args: &WriteScopeArgs) -> ExitCode {
+pub fn run(args: &WriteScopeArgs) -> ExitCode {
     // A panic message on stderr is noise to Claude Code; the deny line says what happened.
     panic::set_hook(Box::new(|_| {}));
     if !arm_deadline() {
@@ -209,7 +209,7 @@ fn read_input() -> io::Result<Vec<u8>> {
 /// Answers an argument error of `airlock hook write-scope` (`--help` included): a deny on stdout
 /// and exit 2, pointing at the help. `None` when the error is not this hook's, so the caller
 /// reports it as usual. `args` is the whole command line, program name first.
-pub(crate) fn usage_error(args: &[OsString], error: &clap::Error) -> Option<ExitCode> {
+pub fn usage_error(args: &[OsString], error: &clap::Error) -> Option<ExitCode> {
     let is_this_hook = args.get(1).is_some_and(|word| word == "hook")
         && args.get(2).is_some_and(|word| word == "write-scope");
     if !is_this_hook {

@@ -1,0 +1,51 @@
+//! airlock's Claude Code guards, as a library the `airlock` binary wires:
+//!
+//! * [`write_scope`] — a PreToolUse hook that lets file writes through only to
+//!   allowed paths (`cli/WRITE_SCOPE.md`);
+//! * [`send_gate`] — a PreToolUse hook that lets a message out only with a clean
+//!   scan and a fresh, single-use grounding ledger, and `guard doctor`
+//!   (`cli/SEND_GATE.md`);
+//! * [`tool_output`] — a PostToolUse hook that contains every string of a tool's
+//!   result through core's strict profile (`cli/TOOL_OUTPUT.md`).
+//!
+//! Each hook maps every failure — bad input, a panic, an I/O error, its own
+//! deadline — to a deny (or, for tool output, a withheld notice): Claude Code lets a
+//! call through on any other exit code.
+
+pub mod send_gate;
+pub mod tool_output;
+pub mod write_scope;
+
+/// The hook decisions as pure functions of their input, for fuzz targets: no stdin,
+/// no stdout, no process state beyond the file system the decision reads.
+pub mod decoders {
+    /// The write-scope verdict for one PreToolUse call on `input`, under the given
+    /// flags: `Ok(())` allows; `Err(reason)` denies (bad flags deny too).
+    pub fn write_scope(
+        input: &[u8],
+        root: Option<String>,
+        allow_files: Vec<String>,
+        allow_dirs: Vec<String>,
+        allow_tools: Vec<String>,
+        unprotect: Vec<String>,
+    ) -> Result<(), String> {
+        let opts = crate::write_scope::Options::new(
+            root,
+            allow_files,
+            allow_dirs,
+            allow_tools,
+            unprotect,
+        )?;
+        match crate::write_scope::decide(input, &opts) {
+            crate::write_scope::Decision::Allow => Ok(()),
+            crate::write_scope::Decision::Deny(reason) => Err(reason),
+        }
+    }
+
+    /// The send gate's first step: `Ok(tool_name)` when `input` is a JSON object with a
+    /// string `tool_name` and an object `tool_input` within the size, node and depth
+    /// limits; otherwise the reason it blocks.
+    pub fn send_gate_tool_call(input: &[u8]) -> Result<String, String> {
+        crate::send_gate::parse_tool_call(input).map(|call| call.tool_name)
+    }
+}
