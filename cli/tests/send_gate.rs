@@ -41,7 +41,7 @@ impl Gate {
         std::fs::copy(EXAMPLE, gate.config()).unwrap();
         std::fs::write(
             gate.settings(),
-            r#"{"hooks":{"PreToolUse":[{"matcher":"mcp__.*(send|draft|schedule)","hooks":[{"type":"command","command":"airlock hook send-gate"}]}]}}"#,
+            r#"{"hooks":{"PreToolUse":[{"matcher":"mcp__.*(send|draft|schedule|reply|email)","hooks":[{"type":"command","command":"airlock hook send-gate"}]}]}}"#,
         )
         .unwrap();
         gate
@@ -143,7 +143,8 @@ fn valid_ledger(digest: &str) -> Value {
         "claims": [{"claim": "the invoice went out on Tuesday", "source": "gmail <19fa@mail.example>"}],
         "voice_rules_pass": true,
         "invented_precision_scan": true,
-        "recipient_address_check": true
+        "recipient_address_check": true,
+        "ragbot_branding_check": true
     })
 }
 
@@ -166,6 +167,15 @@ fn assert_blocked(out: &Out, needles: &[&str]) {
     for n in needles {
         assert!(out.stderr.contains(n), "missing {n:?} in {}", out.stderr);
     }
+    // The same block as JSON on stdout, for a wrapper that swallows exit 2.
+    let deny: Value = serde_json::from_str(out.stdout.trim())
+        .unwrap_or_else(|e| panic!("no JSON deny on stdout ({e}): {:?}", out.stdout));
+    assert_eq!(deny["hookSpecificOutput"]["hookEventName"], "PreToolUse");
+    assert_eq!(deny["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert_eq!(
+        deny["hookSpecificOutput"]["permissionDecisionReason"],
+        lines[0]
+    );
 }
 
 fn assert_passed(out: &Out) {
@@ -490,9 +500,12 @@ fn tag_characters_and_bidi_and_controls_block() {
 #[test]
 fn tab_lf_cr_and_visible_unicode_pass() {
     let g = Gate::new();
-    let c = slack("Line one\r\n\tLine two — 👍🏽 café \u{200E}");
+    let c = slack("Line one\r\n\tLine two — 👍🏽 café, می\u{200C}خواهم");
     g.ground(&c, |_| {});
     assert_passed(&g.hook(&c));
+    // A bidi mark is Bidi_Control: the strict profile drops it, so the gate
+    // blocks it like every other member of D that spells nothing.
+    assert_blocked(&g.hook(&slack("café \u{200E}")), &["U+200E"]);
 }
 
 #[test]
@@ -1144,10 +1157,12 @@ fn doctor_fails_without_claude_code_wiring() {
     let out = g.run(&["guard", "doctor"], b"");
     assert_eq!(out.code, 2);
     assert!(
-        out.stdout.contains("FAIL Claude Code registers the gate"),
+        out.stdout
+            .contains("FAIL Claude Code PreToolUse wiring covers the gated tools"),
         "{}",
         out.stdout
     );
+    assert!(out.stdout.contains("NOT protected"), "{}", out.stdout);
     std::fs::write(g.settings(), r#"{"hooks":{"PreToolUse":[{"matcher":"mcp__slack__slack_send_message","hooks":[{"type":"command","command":"airlock hook send-gate"}]}]}}"#).unwrap();
     let out = g.run(&["guard", "doctor"], b"");
     assert_eq!(out.code, 2);
@@ -1209,4 +1224,575 @@ fn doctor_flags_a_hand_placed_ledger() {
     let out = g.run(&["guard", "doctor"], b"");
     assert_eq!(out.code, 2);
     assert!(out.stdout.contains("ledger.json"), "{}", out.stdout);
+}
+
+// ------------------------------------------------------- issue 18: hardening
+
+/// Set for the probe run of this test binary: a file of hook inputs.
+const RSS_PROBE_VAR: &str = "AIRLOCK_TEST_RSS_PROBE_INPUT";
+
+/// A call whose JSON text is about `bytes` long, all in one key and its value.
+fn huge_key_call(unit: &str, bytes: usize) -> Vec<u8> {
+    let half = unit.repeat(bytes / 2 / unit.len());
+    format!(
+        r#"{{"tool_name":"{SLACK}","tool_input":{{"channel":"C1","message":"hi","{half}":"{half}"}}}}"#
+    )
+    .into_bytes()
+}
+
+/// Not a test of its own: the probe run of [`memory_stays_bounded_under_the_input_limit`].
+/// It runs in a fresh, small process (this test binary started again), so
+/// that the children's peak RSS is the gate's own: a child spawned from the
+/// big, many-threaded test process would start out with its parent's pages.
+#[test]
+fn rss_probe() {
+    let Some(input) = std::env::var_os(RSS_PROBE_VAR) else {
+        return;
+    };
+    let stdin = std::fs::File::open(input).unwrap();
+    let out = Command::new(BIN)
+        .args(["hook", "send-gate"])
+        .stdin(stdin)
+        .output()
+        .unwrap();
+    let peak = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+        .unwrap()
+        .max_rss();
+    println!(
+        "RSS_PROBE code={} peak_kib={peak} stderr={}",
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .next()
+            .unwrap_or_default()
+    );
+}
+
+#[test]
+fn memory_stays_bounded_under_the_input_limit() {
+    // Measured as the gate's peak RSS (getrusage of the child, `ru_maxrss`),
+    // not as time: the gate was OOM-killed by a 300 KB key of U+200B (one
+    // copied location string per hit, de-duplicated by Vec::contains).
+    let g = Gate::new();
+    let limit = 8 * 1024 * 1024 - 4096;
+    let nested = {
+        let mut v = json!("\u{200B}".repeat(200_000));
+        for _ in 0..28 {
+            v = json!({ "\u{200B}".repeat(10_000): v });
+        }
+        call(SLACK, json!({"message": "hi", "n": v}))
+            .to_string()
+            .into_bytes()
+    };
+    let body = call(SLACK, json!({"message": "a&#x200B;<i>".repeat(550_000)}))
+        .to_string()
+        .into_bytes();
+    for (name, input) in [
+        ("300 KB key of U+200B", huge_key_call("\u{200B}", 300_000)),
+        ("8 MiB key of U+200B", huge_key_call("\u{200B}", limit)),
+        ("8 MiB key of &#x200B;", huge_key_call("&#x200B;", limit)),
+        ("8 MiB body of references and tags", body),
+        ("28 nested keys of U+200B", nested),
+    ] {
+        assert!(input.len() <= 8 * 1024 * 1024, "{name}");
+        let file = g.dir.path().join("probe-input");
+        std::fs::write(&file, &input).unwrap();
+        drop(input);
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "rss_probe", "--nocapture", "--test-threads=1"])
+            .env(RSS_PROBE_VAR, &file)
+            .env("AIRLOCK_SEND_GATE_CONFIG", g.config())
+            .env("AIRLOCK_SEND_GATE_STATE", g.state())
+            .env("HOME", g.dir.path().join("home"))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let line = stdout
+            .lines()
+            .find_map(|l| l.split_once("RSS_PROBE ").map(|(_, rest)| rest))
+            .unwrap_or_else(|| panic!("{name}: no probe line in {stdout}"));
+        assert!(line.starts_with("code=2 "), "{name}: {line}");
+        assert!(line.contains(PREFIX), "{name}: {line}");
+        let peak: i64 = line
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("peak_kib="))
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(
+            peak <= 64 * 1024,
+            "{name}: peak RSS {peak} KiB is over 64 MiB"
+        );
+    }
+}
+
+#[test]
+fn hidden_code_points_are_counted_and_the_first_ones_named() {
+    let g = Gate::new();
+    let key = "\u{200B}".repeat(100_000);
+    let c = call(SLACK, json!({"message": "hi", key: "x"}));
+    assert_blocked(
+        &g.hook(&c),
+        &["U+200B in the key tool_input.", "and 99992 more"],
+    );
+}
+
+#[test]
+fn a_fifo_or_link_in_the_state_directory_never_hangs_the_gate() {
+    let g = Gate::new();
+    let c = slack(CLEAN);
+    let digest = g.sha(&c);
+    std::fs::create_dir_all(g.ledger_dir()).unwrap();
+    std::fs::set_permissions(
+        g.ledger_dir(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+    )
+    .unwrap();
+    let mode = nix::sys::stat::Mode::from_bits_truncate(0o600);
+    nix::unistd::mkfifo(&g.ledger_dir().join("stray"), mode).unwrap();
+    nix::unistd::mkfifo(&g.ledger_dir().join(format!("{digest}.json")), mode).unwrap();
+    // The sweep skips the stray FIFO; the FIFO in the ledger's place is refused.
+    let deadline = [("AIRLOCK_SEND_GATE_DEADLINE_MS", "5000")];
+    let out = g.run_env(&["hook", "send-gate"], c.to_string().as_bytes(), &deadline);
+    assert_blocked(&out, &["is unreadable", "not a regular file"]);
+    // A symbolic link in the ledger's place is refused, not followed.
+    std::fs::remove_file(g.ledger_dir().join(format!("{digest}.json"))).unwrap();
+    let elsewhere = g.dir.path().join("elsewhere.json");
+    std::fs::write(&elsewhere, valid_ledger(&digest).to_string()).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, g.ledger_dir().join(format!("{digest}.json"))).unwrap();
+    let out = g.run_env(&["hook", "send-gate"], c.to_string().as_bytes(), &deadline);
+    assert_blocked(&out, &["is unreadable"]);
+    // A FIFO as the log: the send blocks instead of waiting for a reader.
+    std::fs::remove_file(g.ledger_dir().join(format!("{digest}.json"))).unwrap();
+    std::fs::remove_file(g.ledger_dir().join("stray")).unwrap();
+    nix::unistd::mkfifo(&g.state().join("log.jsonl"), mode).unwrap();
+    g.ground(&c, |_| {});
+    let out = g.run_env(&["hook", "send-gate"], c.to_string().as_bytes(), &deadline);
+    assert_blocked(&out, &["cannot be logged"]);
+    let doctor = g.run(&["guard", "doctor"], b"");
+    assert_eq!(doctor.code, 0, "{}", doctor.stdout);
+    std::fs::remove_file(g.state().join("log.jsonl")).unwrap();
+    nix::unistd::mkfifo(&g.ledger_dir().join("stray"), mode).unwrap();
+    let doctor = g.run(&["guard", "doctor"], b"");
+    assert_eq!(doctor.code, 2, "{}", doctor.stdout);
+    assert!(
+        doctor
+            .stdout
+            .contains("FAIL the ledger store holds only regular files"),
+        "{}",
+        doctor.stdout
+    );
+}
+
+#[test]
+fn the_hook_blocks_at_its_own_deadline() {
+    // stdin that never closes: the hook must answer (block) by itself.
+    let g = Gate::new();
+    let mut child = Command::new(BIN)
+        .args(["hook", "send-gate"])
+        .env("AIRLOCK_SEND_GATE_CONFIG", g.config())
+        .env("AIRLOCK_SEND_GATE_STATE", g.state())
+        .env("AIRLOCK_SEND_GATE_DEADLINE_MS", "300")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, b"{\"tool_name\":").unwrap();
+    let out = child.wait_with_output().unwrap();
+    drop(stdin);
+    let out = Out {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert_blocked(&out, &["did not decide within 300 ms"]);
+}
+
+#[test]
+fn help_and_argument_errors_block() {
+    let g = Gate::new();
+    for args in [
+        &["hook", "send-gate", "--help"][..],
+        &["hook", "send-gate", "-h"],
+        &["hook", "send-gate", "--bogus"],
+        &["hook", "send-gate", "extra", "words"],
+        &["hook", "send-gate", "--print-config", "--x"],
+    ] {
+        let out = g.run(args, slack(CLEAN).to_string().as_bytes());
+        assert_blocked(&out, &["arguments it does not take"]);
+    }
+    // --print-config registered as a hook by mistake blocks the call.
+    let out = g.run(
+        &["hook", "send-gate", "--print-config"],
+        slack(CLEAN).to_string().as_bytes(),
+    );
+    assert_blocked(&out, &["--print-config is not a hook"]);
+}
+
+#[test]
+fn print_config_registers_a_timeout_and_fails_closed() {
+    let g = Gate::new();
+    let out = g.run(&["hook", "send-gate", "--print-config"], b"");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let snippet: Value = serde_json::from_str(&out.stdout).unwrap();
+    let entry = &snippet["hooks"]["PreToolUse"][0];
+    let hook = &entry["hooks"][0];
+    assert_eq!(hook["command"], "airlock hook send-gate");
+    assert_eq!(hook["onFailure"], "block");
+    let timeout = hook["timeout"].as_u64().unwrap();
+    assert!(
+        timeout > 10 && timeout < 60,
+        "above the own deadline, under the default"
+    );
+    // The printed settings make a healthy doctor with the example configuration.
+    std::fs::write(g.settings(), &out.stdout).unwrap();
+    let doctor = g.run(&["guard", "doctor"], b"");
+    assert_eq!(doctor.code, 0, "{}", doctor.stdout);
+}
+
+#[test]
+fn warnings_reach_the_model_as_additional_context() {
+    let g = Gate::new();
+    let c = slack("Just checking in on the invoice from Tuesday.");
+    g.ground(&c, |_| {});
+    let out = g.hook(&c);
+    assert_passed(&out);
+    let said: Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    let context = said["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(context.contains("[check-in-filler]"), "{context}");
+    assert!(
+        said["hookSpecificOutput"]
+            .get("permissionDecision")
+            .is_none()
+    );
+}
+
+#[test]
+fn html_references_decode_as_html5_decodes_them() {
+    let g = Gate::new();
+    for (text, needle) in [
+        ("x&#x202E y", "U+202E in tool_input.message (rendered)"),
+        ("x&#X0000202e;y", "U+202E"),
+        ("a&ZeroWidthSpace;b", "U+200B"),
+        ("a&shy b", "U+00AD"),
+        ("I'm s&#111rry f&#0000111r the delay", "[apology-for-delay]"),
+        ("As&nbsp;an&#32AI model", "[ai-disclaimer]"),
+    ] {
+        assert_blocked(&g.hook(&slack(text)), &[needle]);
+    }
+}
+
+#[test]
+fn plain_text_angle_brackets_are_not_markup() {
+    let g = Gate::new();
+    for text in [
+        "Sorry <this placeholder is longer than forty characters in all> about the delay",
+        "Reply with <yes> or <no>, and note that 3 < 4 > 2.",
+    ] {
+        let c = slack(text);
+        g.ground(&c, |_| {});
+        assert_passed(&g.hook(&c));
+    }
+    // Inside HTML every tag is markup, as a browser renders it.
+    assert_blocked(
+        &g.hook(&slack("<p>sor<x></x>ry for the delay</p>")),
+        &["[apology-for-delay]"],
+    );
+}
+
+#[test]
+fn every_string_of_tool_input_is_scanned() {
+    let g = Gate::new();
+    let blocks = call(
+        SLACK,
+        json!({"channel": "C1", "message": "hi", "blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": "As an AI language model"}}]}),
+    );
+    assert_blocked(&g.hook(&blocks), &["[ai-disclaimer]"]);
+    let attachment = call(
+        SLACK,
+        json!({"channel": "C1", "message": "hi", "attachments": [{"html": "<p>x&#x202E;y</p>"}]}),
+    );
+    assert_blocked(
+        &g.hook(&attachment),
+        &["U+202E in tool_input.attachments[0].html (rendered)"],
+    );
+    let raw = call(
+        GMAIL,
+        json!({"to": "ann@example.com", "body": "hi", "raw": "RnJvbTogYQ0KDQpzb3JyeQ=="}),
+    );
+    assert_blocked(&g.hook(&raw), &["cannot scan tool_input.raw"]);
+    let encoded = call(
+        GMAIL,
+        json!({"to": "ann@example.com", "body": "hi", "parts": [{"data": "QUJD".repeat(80)}]}),
+    );
+    assert_blocked(&g.hook(&encoded), &["cannot scan tool_input.parts[0].data"]);
+}
+
+#[test]
+fn emoji_sequences_pass_and_orphan_selectors_block() {
+    let g = Gate::new();
+    let c = slack(
+        "Thanks 👨\u{200D}💻 🏳\u{FE0F}\u{200D}🌈 👨\u{200D}👩\u{200D}👧 ❤\u{FE0F} 1\u{FE0F}\u{20E3}",
+    );
+    g.ground(&c, |_| {});
+    assert_passed(&g.hook(&c));
+    for (text, needle) in [
+        ("a\u{FE0F}b", "U+FE0F"),
+        ("a\u{FE00}b", "U+FE00"),
+        ("a\u{200D}b", "U+200D"),
+        ("\u{E0041}", "U+E0041"),
+    ] {
+        assert_blocked(&g.hook(&slack(text)), &[needle]);
+    }
+}
+
+#[test]
+fn the_digest_tells_numbers_apart() {
+    let g = Gate::new();
+    let with = |n: &str| -> String {
+        let raw = format!(r#"{{"tool_name":"t","tool_input":{{"amount":{n}}}}}"#);
+        let out = g.run(&["guard", "sha"], raw.as_bytes());
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        out.stdout.trim().to_owned()
+    };
+    assert_ne!(with("10.444461873124279"), with("10.44446187312428"));
+    assert_ne!(with("0.1"), with("0.10000000000000002"));
+    assert_ne!(with("18446744073709551615"), with("18446744073709551614"));
+    // One number, written two ways, is one value to every consumer.
+    assert_eq!(with("1.5"), with("1.50"));
+    assert_eq!(with("1e2"), with("100"));
+    // SEND_GATE.md's number vectors (cross-checked with Python's hashlib
+    // over the canonical text).
+    assert_eq!(
+        with("10.444461873124279"),
+        "694e562b0d4d2b3202dafbc8b94fc0b1c87fb7e27c25c4b3feae25f07fcbcf46"
+    );
+    let raw = r#"{"tool_name":"t","tool_input":{"a":1e2,"b":1.50,"c":1e21,"d":0.0000001,"e":-0.0,"f":-1e-6}}"#;
+    let out = g.run(&["guard", "sha"], raw.as_bytes());
+    assert_eq!(
+        out.stdout.trim(),
+        "6c0c26ac810a2f1247bd50683ad25bd1a92bc24ae875466a5a819ff1a78275af"
+    );
+}
+
+#[test]
+fn a_spent_ledger_filed_again_is_refused() {
+    let g = Gate::new();
+    let c = slack(CLEAN);
+    g.ground(&c, |_| {});
+    assert_passed(&g.hook(&c));
+    // The consumed ledger, re-filed from the log.
+    let logged = g.log_lines()[0]["ledger"].clone();
+    g.place(&g.sha(&c), &logged);
+    assert_blocked(&g.hook(&c), &["already passed once"]);
+    let out = g.run(&["guard", "write-ledger"], logged.to_string().as_bytes());
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("already passed once"), "{}", out.stderr);
+    // A fresh ledger for the same message passes.
+    g.ground(&c, |l| {
+        l.insert("created_at".into(), json!(ts(Duration::seconds(1))));
+    });
+    assert_passed(&g.hook(&c));
+}
+
+#[test]
+fn currency_claims_need_read_at_even_with_no_factual_claims() {
+    let g = Gate::new();
+    let c = slack(CLEAN);
+    g.ground(&c, |l| {
+        l.insert("no_factual_claims".into(), json!(true));
+        l.insert(
+            "claims".into(),
+            json!([{"claim": "ann has not replied", "source": "gmail"}]),
+        );
+    });
+    assert_blocked(&g.hook(&c), &["claims[0] states something about now"]);
+    let c = slack("Your question is still unanswered on our side; more tomorrow.");
+    g.ground(&c, |l| {
+        l.insert("no_factual_claims".into(), json!(true));
+        l.remove("claims");
+    });
+    assert_blocked(
+        &g.hook(&c),
+        &[
+            "states something about now",
+            "no claim carries a fresh read_at",
+        ],
+    );
+    g.ground(&c, |l| {
+        l.insert("claims".into(), json!([{"claim": "the question is still unanswered", "source": "gmail", "read_at": ts(Duration::minutes(-1))}]));
+    });
+    assert_passed(&g.hook(&c));
+}
+
+#[test]
+fn is_reply_must_agree_with_the_threading_headers() {
+    let g = Gate::new();
+    for input in [
+        json!({"to": "ann@example.com", "body": CLEAN, "in_reply_to": "<1@mail.example>"}),
+        json!({"to": "ann@example.com", "body": CLEAN, "thread_id": "18c2f"}),
+    ] {
+        let c = call(GMAIL, input);
+        g.ground(&c, |l| {
+            l.insert("is_reply".into(), json!(false));
+        });
+        assert_blocked(&g.hook(&c), &["is_reply is false but the call is a reply"]);
+    }
+    let c = call("mcp__mail__reply_to_message", json!({"body": CLEAN}));
+    g.ground(&c, |l| {
+        l.insert("is_reply".into(), json!(false));
+    });
+    assert_blocked(&g.hook(&c), &["is_reply is false but the call is a reply"]);
+}
+
+#[test]
+fn placeholders_are_found_after_trimming_in_any_case() {
+    let g = Gate::new();
+    let c = slack(CLEAN);
+    for value in [
+        "  fill me: the query",
+        "\u{A0}Fill Me",
+        "FILL_ME",
+        "\tfill-me",
+    ] {
+        g.ground(&c, |l| {
+            l.insert(
+                "history_searched".into(),
+                json!([{"query": value, "where": "gmail"}]),
+            );
+        });
+        assert_blocked(
+            &g.hook(&c),
+            &["history_searched[0].query still holds a template placeholder"],
+        );
+    }
+    g.ground(&c, |l| {
+        l.insert(
+            "history_searched".into(),
+            json!([{"query": "Fill measurements", "where": "Fillmore"}]),
+        );
+    });
+    assert_passed(&g.hook(&c));
+}
+
+#[test]
+fn direct_sends_as_the_agent_need_the_branding_check() {
+    let g = Gate::new();
+    // The lane as SEND_GATE.md shows it: off unless adopted.
+    g.edit_config(|cfg| {
+        cfg.insert(
+            "direct_send_branding".into(),
+            json!({
+                "tool_patterns": [
+                    "(^|__)(slack_)?send_(message|email|gmail_message|mail)$",
+                    "(^|__)(slack_)?schedule_message$",
+                    "(^|__)reply_(to_)?(message|email|thread)$"
+                ],
+                "ledger_field": "ragbot_branding_check"
+            }),
+        );
+    });
+    let c = slack(CLEAN);
+    g.ground(&c, |l| {
+        l.remove("ragbot_branding_check");
+    });
+    assert_blocked(&g.hook(&c), &["ragbot_branding_check must be exactly true"]);
+    // A draft a person reviews is not a direct send.
+    let draft = call(
+        "mcp__gmail__create_draft",
+        json!({"to": "ann@example.com", "body": CLEAN}),
+    );
+    g.ground(&draft, |l| {
+        l.remove("ragbot_branding_check");
+    });
+    assert_passed(&g.hook(&draft));
+    let out = g.run(&["guard", "ledger-template"], b"");
+    assert!(
+        out.stdout.contains("ragbot_branding_check"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn doctor_checks_codex_and_every_kind_of_send() {
+    let g = Gate::new();
+    let codex = g.dir.path().join("codex");
+    std::fs::create_dir_all(&codex).unwrap();
+    let env = [("CODEX_HOME", codex.to_str().unwrap())];
+    let out = g.run_env(&["guard", "doctor"], b"", &env);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(
+        out.stdout.contains("FAIL Codex PreToolUse wiring"),
+        "{}",
+        out.stdout
+    );
+    std::fs::copy(g.settings(), codex.join("hooks.json")).unwrap();
+    let out = g.run_env(&["guard", "doctor"], b"", &env);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    // The matcher this file documented before never routed reply tools.
+    std::fs::write(
+        g.settings(),
+        r#"{"hooks":{"PreToolUse":[{"matcher":"mcp__.*(send|draft|schedule)","hooks":[{"type":"command","command":"airlock hook send-gate"}]}]}}"#,
+    )
+    .unwrap();
+    let out = g.run(&["guard", "doctor"], b"");
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(
+        out.stdout.contains("mcp__mail__reply_to_message"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        !out.stdout.contains("HEALTHY: the send gate"),
+        "{}",
+        out.stdout
+    );
+    // A gated pattern no sample exercises cannot be called routed.
+    g.edit_config(|cfg| {
+        cfg["gated_tool_patterns"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!("(^|__)post_note$"));
+    });
+    std::fs::copy(codex.join("hooks.json"), g.settings()).unwrap();
+    let out = g.run(&["guard", "doctor"], b"");
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("doctor_sample_tools for: (^|__)post_note$"),
+        "{}",
+        out.stdout
+    );
+    g.edit_config(|cfg| {
+        cfg["gated_tool_patterns"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!("(^|__)post_note$"));
+        cfg.insert(
+            "doctor_sample_tools".into(),
+            json!(["mcp__notes__post_note"]),
+        );
+    });
+    let out = g.run(&["guard", "doctor"], b"");
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(
+        out.stdout.contains("does not route: mcp__notes__post_note"),
+        "{}",
+        out.stdout
+    );
+    // Gated patterns that leave out a kind of send fail too.
+    g.edit_config(|cfg| {
+        cfg.insert("gated_tool_patterns".into(), json!(["(^|__)send_email$"]));
+    });
+    let out = g.run(&["guard", "doctor"], b"");
+    assert!(
+        out.stdout.contains("FAIL gated_tool_patterns cover drafts"),
+        "{}",
+        out.stdout
+    );
 }

@@ -48,4 +48,20 @@ pub mod decoders {
     pub fn send_gate_tool_call(input: &[u8]) -> Result<String, String> {
         crate::send_gate::parse_tool_call(input).map(|call| call.tool_name)
     }
+
+    /// The send gate's whole decision for one hook stdin, against the configuration
+    /// file `config` and the state directory `state`: `Ok(warning names)` passes
+    /// (the ledger is spent and the send logged), `Err(reason)` blocks.
+    pub fn send_gate_decision(
+        input: &[u8],
+        config: &std::path::Path,
+        state: &std::path::Path,
+    ) -> Result<Vec<String>, String> {
+        crate::send_gate::decide_with_state(input, config, state)
+    }
+
+    /// The message digest of a tool call (`airlock guard sha`).
+    pub fn send_gate_digest(input: &[u8]) -> Result<String, String> {
+        crate::send_gate::digest_of(input)
+    }
 }

@@ -22,22 +22,7 @@ const AIRLOCK = resolve(process.env.AIRLOCK_BIN ?? join(HERE, '../../target/rele
 /// `client/check` names of attacks main's hooks let through (issue 18), until the
 /// hardened write-scope (scope18) and send gate (gate18) land.
 export const EXPECTED_FAILURES = new Set([
-  // send-gate: ZWJ emoji blocked, HTML references passed, nested
-  // strings not pattern-scanned, a hanging gate times out into a send.
-  '2.1.87/send-gate: clean ZWJ emoji',
-  '2.1.332/send-gate: clean ZWJ emoji',
-  '2.1.87/send-gate: &#x202E without ;',
-  '2.1.332/send-gate: &#x202E without ;',
-  '2.1.87/send-gate: s&#111rry without ;',
-  '2.1.332/send-gate: s&#111rry without ;',
-  '2.1.87/send-gate: &ZeroWidthSpace;',
-  '2.1.87/send-gate: &shy without ;',
-  '2.1.332/send-gate: &shy without ;',
-  '2.1.332/send-gate: &ZeroWidthSpace;',
-  '2.1.87/send-gate: block pattern in a nested string',
-  '2.1.332/send-gate: block pattern in a nested string',
-  '2.1.87/send-gate: FIFO in the ledger directory',
-  '2.1.332/send-gate: FIFO in the ledger directory',
+  // The hardened send gate (gate18) passes every send-gate attack; none is expected to fail.
 ]);
 
 /// What a client cannot do, whatever the hook does: reported, never flipped. Builds
@@ -147,7 +132,7 @@ async function sendGate(client, { fifo = false } = {}) {
   const env = { AIRLOCK_SEND_GATE_CONFIG: config, AIRLOCK_SEND_GATE_STATE: state };
   const mail = (body, extra = {}) => ({ to: 'ann@example.com', subject: 'Invoice', body, ...extra });
   const cases = fifo
-    ? [{ name: 'FIFO in the ledger directory', input: mail('Thank you, the invoice went out.') }]
+    ? [{ name: 'FIFO in the ledger directory', input: mail('Thank you, the invoice went out.'), sent: true }]
     : [
         { name: 'clean send', input: mail('Thank you for writing this up properly.'), sent: true },
         { name: 'clean ZWJ emoji', input: mail('Great work \u{1F468}\u200D\u{1F4BB} \u{1F3F3}\uFE0F\u200D\u{1F308} \u{1F468}\u200D\u{1F469}\u200D\u{1F467}'), sent: true },
@@ -173,6 +158,13 @@ async function sendGate(client, { fifo = false } = {}) {
   const tag = fifo ? 'send-gate (FIFO)' : 'send-gate';
   check(client, `${tag}: the client ran every step`, run.code === 0 && run.requests.length > cases.length,
     `exit ${run.code}, ${run.requests.length} requests, stderr ${run.stderr.slice(0, 300)}`);
+  if (fifo) {
+    // The ledger is valid, so the send goes out; what matters is that the gate decided
+    // it (a logged pass) rather than hanging on the FIFO until the client's timeout.
+    const log = existsSync(join(state, 'log.jsonl')) ? readFileSync(join(state, 'log.jsonl'), 'utf8') : '';
+    check(client, 'send-gate (FIFO): the gate decided, not the timeout', /"kind":"send"/.test(log),
+      `no logged pass in ${join(state, 'log.jsonl')}`);
+  }
   cases.forEach((c, i) => {
     const sent = run.sent.some((m) => m.body === c.input.body && JSON.stringify(m) === JSON.stringify(c.input));
     const said = JSON.stringify(toolResult(run, callId(i))?.content ?? null).slice(0, 200);

@@ -26,9 +26,13 @@ pub(crate) struct ConfigFile {
     #[serde(default)]
     pub(crate) peer_send_resolution: Option<PeerSendResolution>,
     #[serde(default)]
+    pub(crate) direct_send_branding: Option<DirectSendBranding>,
+    #[serde(default)]
     pub(crate) doctor_clean_controls: Option<Vec<String>>,
     #[serde(default)]
     pub(crate) doctor_block_controls: Option<Vec<String>>,
+    #[serde(default)]
+    pub(crate) doctor_sample_tools: Option<Vec<String>>,
 }
 
 /// A named regex of `block_patterns` / `warn_patterns`.
@@ -47,6 +51,23 @@ pub(crate) struct PeerSendResolution {
     #[serde(default = "default_target_field")]
     pub(crate) target_field: String,
     pub(crate) board: String,
+}
+
+/// The branding lane of the anchor (`ragbot_branding_check`): a direct send
+/// as the agent needs the ledger to attest that the agent's branding (its
+/// signature) was checked.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DirectSendBranding {
+    /// Tool names (searched, like `gated_tool_patterns`) that send directly
+    /// as the agent; drafts a person reviews are usually not among them.
+    pub(crate) tool_patterns: Vec<String>,
+    #[serde(default = "default_branding_field")]
+    pub(crate) ledger_field: String,
+}
+
+fn default_branding_field() -> String {
+    "ragbot_branding_check".into()
 }
 
 fn default_target_field() -> String {
@@ -81,10 +102,19 @@ pub(crate) struct CurrencyLane {
     pub(crate) max_age_minutes: f64,
 }
 
+/// The branding lane, compiled.
+#[derive(Debug)]
+pub(crate) struct BrandingLane {
+    pub(crate) tools: Vec<Regex>,
+    pub(crate) ledger_field: String,
+}
+
 /// A configuration that loaded, validated and compiled.
 #[derive(Debug)]
 pub(crate) struct Config {
     pub(crate) gated: Vec<Regex>,
+    /// `gated_tool_patterns` as written, in the order of `gated`.
+    pub(crate) gated_sources: Vec<String>,
     pub(crate) exempt: Vec<Regex>,
     pub(crate) block: Vec<Rule>,
     pub(crate) warn: Vec<Rule>,
@@ -92,8 +122,11 @@ pub(crate) struct Config {
     pub(crate) ledger_max_age_minutes: f64,
     pub(crate) currency: Option<CurrencyLane>,
     pub(crate) peer: Option<PeerLane>,
+    pub(crate) branding: Option<BrandingLane>,
     pub(crate) clean_controls: Vec<String>,
     pub(crate) block_controls: Vec<String>,
+    /// Tool names the doctor checks the routing of, besides its own samples.
+    pub(crate) sample_tools: Vec<String>,
 }
 
 /// Parses, validates and compiles a configuration. `home` expands a leading
@@ -183,8 +216,25 @@ fn compile(file: ConfigFile, home: Option<&Path>) -> Result<Config, String> {
             })
         }
     };
+    let branding = match file.direct_send_branding {
+        None => None,
+        Some(b) => {
+            if b.tool_patterns.is_empty() {
+                return Err("direct_send_branding.tool_patterns is empty: leave the lane out to keep it off".into());
+            }
+            let field = b.ledger_field.trim();
+            if field.is_empty() || field != b.ledger_field {
+                return Err("direct_send_branding.ledger_field must be a non-empty name without surrounding spaces".into());
+            }
+            Some(BrandingLane {
+                tools: tool("direct_send_branding.tool_patterns", &b.tool_patterns)?,
+                ledger_field: b.ledger_field,
+            })
+        }
+    };
     Ok(Config {
         gated: tool("gated_tool_patterns", &file.gated_tool_patterns)?,
+        gated_sources: file.gated_tool_patterns.clone(),
         exempt: tool("exempt_tool_patterns", &file.exempt_tool_patterns)?,
         block: rules("block_patterns", &file.block_patterns)?,
         warn: rules("warn_patterns", &file.warn_patterns)?,
@@ -192,9 +242,21 @@ fn compile(file: ConfigFile, home: Option<&Path>) -> Result<Config, String> {
         ledger_max_age_minutes: window,
         currency,
         peer,
+        branding,
         clean_controls: file.doctor_clean_controls.unwrap_or_default(),
         block_controls: file.doctor_block_controls.unwrap_or_default(),
+        sample_tools: file.doctor_sample_tools.unwrap_or_default(),
     })
+}
+
+impl Config {
+    /// The ledger field the branding lane requires of `tool`, if it does.
+    pub(crate) fn branding_field(&self, tool: &str) -> Option<&str> {
+        self.branding
+            .as_ref()
+            .filter(|b| b.tools.iter().any(|r| r.is_match(tool)))
+            .map(|b| b.ledger_field.as_str())
+    }
 }
 
 /// Patterns over message text match case-insensitively, as the anchor's

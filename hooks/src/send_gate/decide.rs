@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::config::Config;
 use super::digest::message_digest;
 use super::input::ToolCall;
-use super::scan::{Hidden, Hit, find_hidden_in_input, outgoing_fields, scan_text};
+use super::scan::{Hit, ScanReport, outgoing_fields, scan_input};
 
 /// The header fields checked for message-id hygiene, and whether each holds
 /// several ids (`References`) or one.
@@ -17,6 +17,10 @@ pub(crate) const THREADING_FIELDS: [(&str, bool); 4] = [
     ("inReplyTo", false),
     ("in_reply_to_id", false),
 ];
+
+/// Fields that put a message into an existing thread besides the
+/// message-id headers: Gmail's thread id, Slack's `thread_ts`.
+const THREAD_FIELDS: [&str; 4] = ["thread_id", "threadId", "thread_ts", "threadTs"];
 
 /// Where a call goes after the checks that need no I/O.
 #[derive(Debug, PartialEq)]
@@ -35,6 +39,12 @@ pub(crate) struct Prepared {
     pub(crate) digest: String,
     pub(crate) fields: Vec<String>,
     pub(crate) warnings: Vec<Hit>,
+    /// The call replies into a thread: the ledger must say `is_reply: true`.
+    pub(crate) threaded: bool,
+    /// A string of the call matches a currency-claim pattern.
+    pub(crate) currency_text: bool,
+    /// The ledger attestation the branding lane requires, if any.
+    pub(crate) branding_field: Option<String>,
 }
 
 /// Steps 2 to 5. `Err` is the block reason and its remedy.
@@ -52,7 +62,7 @@ pub(crate) fn route(call: &ToolCall, config: &Config) -> Result<Route, String> {
                 ));
             }
         };
-        hidden_check(&find_hidden_in_input(&call.tool_input))?;
+        hidden_check(&scan_input(&call.tool_input, config))?;
         return Ok(Route::Peer { target });
     }
     if config.exempt.iter().any(|r| r.is_match(name)) {
@@ -70,32 +80,43 @@ pub(crate) fn route(call: &ToolCall, config: &Config) -> Result<Route, String> {
             config.text_fields.join(", ")
         ));
     }
-    let mut blocks = Vec::new();
-    let mut warnings = Vec::new();
-    let mut hidden = find_hidden_in_input(&call.tool_input);
-    for (field, text) in &fields {
-        let report = scan_text(text, &format!("tool_input.{field}"), config);
-        blocks.extend(report.blocks);
-        warnings.extend(report.warnings);
-        for h in report.hidden {
-            if !hidden.contains(&h) {
-                hidden.push(h);
-            }
-        }
+    let report = scan_input(&call.tool_input, config);
+    hidden_check(&report)?;
+    if !report.unscannable.is_empty() {
+        return Err(format!(
+            "cannot scan {}: an encoded body (a base64 MIME `raw`, an attachment) hides its text from the gate; send the text in a text field ({})",
+            report.unscannable.join(", "),
+            config.text_fields.join(", ")
+        ));
     }
-    hidden_check(&hidden)?;
-    if !blocks.is_empty() {
+    if !report.blocks.is_empty() {
         return Err(format!(
             "register scan failed: {}; rewrite the thought, not the wording around the pattern (check drafts with `airlock guard scan`)",
-            describe_hits(&blocks)
+            describe_hits(&report.blocks)
         ));
     }
     header_check(&call.tool_input)?;
     Ok(Route::Message(Prepared {
         digest: message_digest(call),
-        fields: fields.iter().map(|(f, _)| (*f).to_owned()).collect(),
-        warnings,
+        fields: fields.iter().map(|f| (*f).to_owned()).collect(),
+        warnings: report.warnings,
+        threaded: is_threaded(call),
+        currency_text: report.currency,
+        branding_field: config.branding_field(name).map(str::to_owned),
     }))
+}
+
+/// A reply tool, or a call that carries a threading header or thread id.
+fn is_threaded(call: &ToolCall) -> bool {
+    let present = |key: &str| match call.tool_input.get(key) {
+        None | Some(Value::Null) => false,
+        Some(Value::String(s)) => !s.trim().is_empty(),
+        Some(Value::Array(items)) => !items.is_empty(),
+        Some(_) => true,
+    };
+    call.tool_name.to_ascii_lowercase().contains("reply")
+        || THREADING_FIELDS.iter().any(|(key, _)| present(key))
+        || THREAD_FIELDS.iter().any(|key| present(key))
 }
 
 pub(crate) fn describe_hits(hits: &[Hit]) -> String {
@@ -105,23 +126,20 @@ pub(crate) fn describe_hits(hits: &[Hit]) -> String {
         .join("; ")
 }
 
-/// How many hidden code points a block message names before it summarises.
-const HIDDEN_LISTED: usize = 8;
-
-fn hidden_check(hidden: &[Hidden]) -> Result<(), String> {
-    if hidden.is_empty() {
+fn hidden_check(report: &ScanReport) -> Result<(), String> {
+    if report.hidden_total == 0 {
         return Ok(());
     }
-    let mut listed: Vec<String> = hidden
-        .iter()
-        .take(HIDDEN_LISTED)
-        .map(ToString::to_string)
-        .collect();
-    if let Some(more) = hidden.len().checked_sub(HIDDEN_LISTED).filter(|&n| n > 0) {
+    let mut listed: Vec<String> = report.hidden.iter().map(ToString::to_string).collect();
+    if let Some(more) = report
+        .hidden_total
+        .checked_sub(report.hidden.len())
+        .filter(|&n| n > 0)
+    {
         listed.push(format!("and {more} more"));
     }
     Err(format!(
-        "hidden or control code point in outgoing text: {}; a reader cannot see it and a model reads it, so remove it (TAB, LF and CR are allowed)",
+        "hidden or control code point in outgoing text: {}; a reader cannot see it and a model reads it, so remove it (TAB, LF and CR are allowed, and emoji sequences)",
         listed.join(", ")
     ))
 }

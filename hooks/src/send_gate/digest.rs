@@ -15,19 +15,50 @@ use super::input::ToolCall;
 pub(crate) const SCHEMA: &str = "airlock-message-v1";
 
 /// The canonical JSON of `{"schema", "tool_input", "tool_name"}` (see SEND_GATE.md).
+#[cfg(test)]
 pub(crate) fn canonical_message(call: &ToolCall) -> String {
-    let mut envelope = Map::new();
-    envelope.insert("schema".into(), Value::String(SCHEMA.into()));
-    envelope.insert("tool_name".into(), Value::String(call.tool_name.clone()));
-    envelope.insert("tool_input".into(), Value::Object(call.tool_input.clone()));
     let mut out = String::new();
-    write_canonical(&Value::Object(envelope), &mut out);
+    write_envelope(call, &mut out);
     out
 }
 
-/// Lower-case hex SHA-256 of [`canonical_message`].
+/// Lower-case hex SHA-256 of [`canonical_message`], hashed as it is written
+/// so that an 8 MiB call is never copied whole once more.
 pub(crate) fn message_digest(call: &ToolCall) -> String {
-    hex(&Sha256::digest(canonical_message(call).as_bytes()))
+    let mut hasher = Hashing(Sha256::new());
+    write_envelope(call, &mut hasher);
+    hex(&hasher.0.finalize())
+}
+
+/// Where canonical JSON goes: a string (to show it) or a hash (to digest it).
+trait Sink {
+    fn put(&mut self, s: &str);
+}
+
+impl Sink for String {
+    fn put(&mut self, s: &str) {
+        self.push_str(s);
+    }
+}
+
+struct Hashing(Sha256);
+
+impl Sink for Hashing {
+    fn put(&mut self, s: &str) {
+        self.0.update(s.as_bytes());
+    }
+}
+
+fn write_envelope(call: &ToolCall, out: &mut impl Sink) {
+    // The envelope's keys are written in their sorted order by hand, so the
+    // (possibly large) input is never cloned into a wrapper object.
+    out.put("{\"schema\":");
+    write_string(SCHEMA, out);
+    out.put(",\"tool_input\":");
+    write_object(&call.tool_input, out);
+    out.put(",\"tool_name\":");
+    write_string(&call.tool_name, out);
+    out.put("}");
 }
 
 pub(crate) fn hex(bytes: &[u8]) -> String {
@@ -45,48 +76,138 @@ pub(crate) fn is_digest(s: &str) -> bool {
 
 /// Sorted keys (by UTF-8 bytes, which is code point order), no whitespace,
 /// strings escaped exactly as serde_json escapes them.
-fn write_canonical(value: &Value, out: &mut String) {
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
-            out.push('{');
-            for (i, key) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_string(key, out);
-                out.push(':');
-                if let Some(v) = map.get(key) {
-                    write_canonical(v, out);
-                }
-            }
-            out.push('}');
+fn write_object(map: &Map<String, Value>, out: &mut impl Sink) {
+    let mut keys: Vec<&String> = map.keys().collect();
+    keys.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    out.put("{");
+    for (i, key) in keys.into_iter().enumerate() {
+        if i > 0 {
+            out.put(",");
         }
+        write_string(key, out);
+        out.put(":");
+        if let Some(v) = map.get(key) {
+            write_canonical(v, out);
+        }
+    }
+    out.put("}");
+}
+
+fn write_canonical(value: &Value, out: &mut impl Sink) {
+    match value {
+        Value::Object(map) => write_object(map, out),
         Value::Array(items) => {
-            out.push('[');
+            out.put("[");
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.put(",");
                 }
                 write_canonical(item, out);
             }
-            out.push(']');
+            out.put("]");
         }
         Value::String(s) => write_string(s, out),
-        Value::Number(n) => out.push_str(&n.to_string()),
-        Value::Bool(true) => out.push_str("true"),
-        Value::Bool(false) => out.push_str("false"),
-        Value::Null => out.push_str("null"),
+        Value::Number(n) => out.put(&canonical_number(n)),
+        Value::Bool(true) => out.put("true"),
+        Value::Bool(false) => out.put("false"),
+        Value::Null => out.put("null"),
     }
 }
 
-fn write_string(s: &str, out: &mut String) {
-    // Serializing a &str cannot fail; the fallback keeps this total anyway.
-    match serde_json::to_string(s) {
-        Ok(quoted) => out.push_str(&quoted),
-        Err(_) => out.push_str("\"\""),
+/// Integers exactly as parsed; every other number as JavaScript's
+/// `JSON.stringify` writes the double nearest to it (the parser rounds
+/// correctly: serde_json's `float_roundtrip`). Two numbers get one form
+/// exactly when every consumer of the call, the MCP client's JSON.parse
+/// included, reads them as one value.
+pub(crate) fn canonical_number(n: &serde_json::Number) -> String {
+    if n.is_u64() || n.is_i64() {
+        return n.to_string();
     }
+    n.as_f64().map_or_else(|| n.to_string(), js_number)
+}
+
+// The same layout as the CLI's `json::number` (`airlock truncate --json`); the
+// hooks crate cannot reach the binary's module.
+/// `JSON.stringify(x)` for a number: shortest round-trip digits laid out as
+/// ECMAScript's Number::toString does; non-finite numbers become `null`.
+fn js_number(x: f64) -> String {
+    use std::fmt::Write as _;
+    if !x.is_finite() {
+        return "null".to_owned();
+    }
+    if x == 0.0 {
+        return "0".to_owned();
+    }
+    // `{:e}` gives the shortest round-trip digits: "d.ddde-7".
+    let sci = format!("{:e}", x.abs());
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let e: i64 = exp.parse().unwrap_or(0);
+    let k = i64::try_from(digits.len()).unwrap_or(1);
+    let n = e.saturating_add(1);
+    let mut out = String::new();
+    if x < 0.0 {
+        out.push('-');
+    }
+    if k <= n && n <= 21 {
+        out.push_str(&digits);
+        for _ in 0..n.saturating_sub(k) {
+            out.push('0');
+        }
+    } else if 0 < n && n <= 21 {
+        let (int, frac) = digits.split_at(usize::try_from(n).unwrap_or(0).min(digits.len()));
+        let _ = write!(out, "{int}.{frac}");
+    } else if -6 < n && n <= 0 {
+        out.push_str("0.");
+        for _ in 0..n.unsigned_abs() {
+            out.push('0');
+        }
+        out.push_str(&digits);
+    } else {
+        let (first, rest) = digits.split_at(1.min(digits.len()));
+        out.push_str(first);
+        if !rest.is_empty() {
+            let _ = write!(out, ".{rest}");
+        }
+        let e = n.saturating_sub(1);
+        let _ = write!(
+            out,
+            "e{}{}",
+            if e < 0 { '-' } else { '+' },
+            e.unsigned_abs()
+        );
+    }
+    out
+}
+
+/// The string as serde_json writes it (`"` `\\` and the controls escaped,
+/// everything else as itself), streamed: a large string is never copied.
+fn write_string(s: &str, out: &mut impl Sink) {
+    out.put("\"");
+    let mut run_start = 0usize;
+    for (i, b) in s.bytes().enumerate() {
+        let escape: Option<&str> = match b {
+            b'"' => Some("\\\""),
+            b'\\' => Some("\\\\"),
+            b'\n' => Some("\\n"),
+            b'\r' => Some("\\r"),
+            b'\t' => Some("\\t"),
+            0x08 => Some("\\b"),
+            0x0C => Some("\\f"),
+            0x00..=0x1F => Some(""),
+            _ => None,
+        };
+        let Some(escape) = escape else { continue };
+        out.put(s.get(run_start..i).unwrap_or_default());
+        if escape.is_empty() {
+            out.put(&format!("\\u{b:04x}"));
+        } else {
+            out.put(escape);
+        }
+        run_start = i.saturating_add(1);
+    }
+    out.put(s.get(run_start..).unwrap_or_default());
+    out.put("\"");
 }
 
 #[cfg(test)]
@@ -106,6 +227,17 @@ mod tests {
             canonical_message(&c),
             "{\"schema\":\"airlock-message-v1\",\"tool_input\":{\"a\":\"\\u0001\\t\\\"\\\\é\u{7f}\",\"m\":[true,null,1.5,-2],\"z\":1},\"tool_name\":\"mcp__x__send\"}"
         );
+    }
+
+    #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        let all: String = (0u32..0x80)
+            .chain([0x7F, 0x85, 0x2028, 0xE9, 0x1F600])
+            .filter_map(char::from_u32)
+            .collect();
+        let mut ours = String::new();
+        write_string(&all, &mut ours);
+        assert_eq!(ours, serde_json::to_string(&all).unwrap());
     }
 
     #[test]

@@ -13,29 +13,69 @@ use serde_json::Value;
 use super::config::Config;
 use super::digest::is_digest;
 use super::scan::scan_text;
-use super::store::{Paths, read_capped};
+use super::store::{Links, Paths, read_capped};
 use super::{load_config, print};
 
-/// Tool names of the usual send and draft tools; the wiring check asks
-/// whether every one of them that the configuration gates reaches the gate.
-pub(crate) const SAMPLE_TOOLS: [&str; 8] = [
-    "mcp__slack__slack_send_message",
-    "mcp__slack__slack_send_message_draft",
-    "mcp__slack__slack_schedule_message",
-    "mcp__workspace-mcp__send_gmail_message",
-    "mcp__workspace-mcp__draft_gmail_message",
-    "mcp__gmail__create_draft",
-    "mcp__apple-mail__send_email",
-    "mcp__mail__send_message",
+/// What a sample tool stands for: the wiring must cover every kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Send,
+    Email,
+    Draft,
+    Schedule,
+    Reply,
+}
+
+const KINDS: [(Kind, &str); 5] = [
+    (Kind::Send, "direct sends"),
+    (Kind::Email, "email"),
+    (Kind::Draft, "drafts"),
+    (Kind::Schedule, "scheduled sends"),
+    (Kind::Reply, "replies"),
 ];
+
+/// Tool names of the usual send, email, draft, schedule and reply tools; the
+/// configuration must gate at least one of each kind, and every one it
+/// gates must reach the gate in every installed client.
+const SAMPLE_TOOLS: [(&str, Kind); 14] = [
+    ("mcp__slack__slack_send_message", Kind::Send),
+    ("mcp__mail__send_message", Kind::Send),
+    ("mcp__apple-mail__send_email", Kind::Email),
+    ("mcp__workspace-mcp__send_gmail_message", Kind::Email),
+    ("mcp__outlook__send_mail", Kind::Email),
+    ("mcp__slack__slack_send_message_draft", Kind::Draft),
+    ("mcp__workspace-mcp__draft_gmail_message", Kind::Draft),
+    ("mcp__gmail__create_draft", Kind::Draft),
+    ("mcp__gmail__update_draft", Kind::Draft),
+    ("mcp__slack__slack_schedule_message", Kind::Schedule),
+    ("mcp__slack__schedule_message", Kind::Schedule),
+    ("mcp__mail__reply_to_message", Kind::Reply),
+    ("mcp__gmail__reply_to_email", Kind::Reply),
+    ("mcp__slack__reply_thread", Kind::Reply),
+];
+
+/// One hook a client must run, and the tools it must see. Issue 16's
+/// `tool-output` hook is one more row here.
+struct RequiredHook {
+    event: &'static str,
+    /// A hook command runs it when it names `airlock` and this subcommand.
+    subcommand: &'static str,
+}
+
+const REQUIRED_HOOKS: [RequiredHook; 1] = [RequiredHook {
+    event: "PreToolUse",
+    subcommand: "hook send-gate",
+}];
 
 /// Environment override of the Claude Code settings file (tests use it).
 const CLAUDE_SETTINGS_VAR: &str = "AIRLOCK_SEND_GATE_CLAUDE_SETTINGS";
-/// A hook command runs the gate when it names the binary and the subcommand.
-const GATE_COMMAND: &str = "hook send-gate";
+/// Codex's own home override; else `~/.codex`.
+const CODEX_HOME_VAR: &str = "CODEX_HOME";
 
 struct Report {
     healthy: bool,
+    /// A gated tool may reach its MCP server without passing the gate.
+    unprotected: bool,
 }
 
 impl Report {
@@ -45,11 +85,19 @@ impl Report {
         print(&format!("  {mark} {label}{sep}{detail}"));
         self.healthy &= good;
     }
+
+    fn routing(&mut self, good: bool, label: &str, detail: &str) {
+        self.line(good, label, detail);
+        self.unprotected |= !good;
+    }
 }
 
 pub(crate) fn run(paths: &Paths) -> ExitCode {
     print("airlock send-gate doctor");
-    let mut report = Report { healthy: true };
+    let mut report = Report {
+        healthy: true,
+        unprotected: false,
+    };
     let config = match load_config(paths) {
         Ok(c) => c,
         Err(e) => {
@@ -77,9 +125,14 @@ pub(crate) fn run(paths: &Paths) -> ExitCode {
     if report.healthy {
         print("HEALTHY: the send gate is operational");
         ExitCode::SUCCESS
+    } else if report.unprotected {
+        print(
+            "UNHEALTHY: fix the failures above; a gated tool that is not routed to the gate is NOT protected: its calls go out unchecked",
+        );
+        ExitCode::from(2)
     } else {
         print(
-            "UNHEALTHY: fix the failures above; the gate fails closed, so sends are blocked, not unprotected",
+            "UNHEALTHY: fix the failures above; the gate fails closed (non-blocking state reads, its own deadline), so until then it blocks the sends it cannot check",
         );
         ExitCode::from(2)
     }
@@ -163,7 +216,7 @@ fn lanes(config: &Config, report: &mut Report) {
     }
     match &config.peer {
         Some(peer) => {
-            let readable = read_capped(&peer.board, super::MAX_INPUT_BYTES).is_ok();
+            let readable = read_capped(&peer.board, super::MAX_INPUT_BYTES, Links::Follow).is_ok();
             report.line(
                 readable,
                 "peer-session board readable",
@@ -172,9 +225,33 @@ fn lanes(config: &Config, report: &mut Report) {
         }
         None => print("  info peer-session lane not adopted (peer_send_resolution)"),
     }
+    for (kind, label) in KINDS {
+        let covered: Vec<&str> = SAMPLE_TOOLS
+            .iter()
+            .filter(|(t, k)| *k == kind && is_gated(config, t))
+            .map(|(t, _)| *t)
+            .collect();
+        report.line(
+            !covered.is_empty(),
+            &format!("gated_tool_patterns cover {label}"),
+            &if covered.is_empty() {
+                format!(
+                    "none of {} is gated",
+                    SAMPLE_TOOLS
+                        .iter()
+                        .filter(|(_, k)| *k == kind)
+                        .map(|(t, _)| *t)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            } else {
+                covered.join(", ")
+            },
+        );
+    }
     let unclassified: Vec<&str> = SAMPLE_TOOLS
         .iter()
-        .copied()
+        .map(|(t, _)| *t)
         .filter(|t| {
             !config
                 .gated
@@ -191,47 +268,115 @@ fn lanes(config: &Config, report: &mut Report) {
     }
 }
 
-fn settings_path(paths: &Paths) -> Option<PathBuf> {
-    match std::env::var_os(CLAUDE_SETTINGS_VAR).filter(|v| !v.is_empty()) {
+/// Whether a call of `tool` is decided by the gate (peer lane or gated).
+fn is_gated(config: &Config, tool: &str) -> bool {
+    let peer = config.peer.as_ref().is_some_and(|p| p.tool.is_match(tool));
+    peer || (!config.exempt.iter().any(|r| r.is_match(tool))
+        && config.gated.iter().any(|r| r.is_match(tool)))
+}
+
+/// A client whose hook configuration the doctor reads.
+struct Client {
+    name: &'static str,
+    file: PathBuf,
+}
+
+/// Claude Code always (it is the client the gate is for); Codex when it is
+/// installed (`$CODEX_HOME`, else `~/.codex`, exists).
+fn clients(paths: &Paths) -> Vec<Client> {
+    let mut out = Vec::new();
+    let claude = match std::env::var_os(CLAUDE_SETTINGS_VAR).filter(|v| !v.is_empty()) {
         Some(p) => Some(PathBuf::from(p)),
         None => paths.home.as_ref().map(|h| h.join(".claude/settings.json")),
+    };
+    if let Some(file) = claude {
+        out.push(Client {
+            name: "Claude Code",
+            file,
+        });
     }
+    let codex_home = match std::env::var_os(CODEX_HOME_VAR).filter(|v| !v.is_empty()) {
+        Some(p) => Some(PathBuf::from(p)),
+        None => paths.home.as_ref().map(|h| h.join(".codex")),
+    };
+    if let Some(home) = codex_home.filter(|h| h.is_dir()) {
+        out.push(Client {
+            name: "Codex",
+            file: home.join("hooks.json"),
+        });
+    }
+    out
 }
 
 fn wiring(paths: &Paths, config: &Config, report: &mut Report) {
-    let gated: Vec<&str> = SAMPLE_TOOLS
+    let mut gated: Vec<&str> = SAMPLE_TOOLS
         .iter()
-        .copied()
-        .filter(|t| {
-            let peer = config.peer.as_ref().is_some_and(|p| p.tool.is_match(t));
-            peer || (!config.exempt.iter().any(|r| r.is_match(t))
-                && config.gated.iter().any(|r| r.is_match(t)))
-        })
+        .map(|(t, _)| *t)
+        .filter(|t| is_gated(config, t))
         .collect();
-    let Some(path) = settings_path(paths) else {
-        report.line(false, "Claude Code settings", "$HOME is not set");
-        return;
-    };
-    let shown = path.display().to_string();
-    let settings = match read_capped(&path, super::MAX_CONFIG_BYTES)
+    gated.extend(
+        config
+            .sample_tools
+            .iter()
+            .map(String::as_str)
+            .filter(|t| is_gated(config, t)),
+    );
+    // A gated pattern no sample name exercises: its routing cannot be
+    // checked, so the doctor cannot call the gate healthy.
+    let unexercised: Vec<&str> = config
+        .gated_sources
+        .iter()
+        .zip(&config.gated)
+        .filter(|(_, r)| !gated.iter().any(|t| r.is_match(t)))
+        .map(|(src, _)| src.as_str())
+        .collect();
+    report.routing(
+        unexercised.is_empty(),
+        "every gated pattern has a sample tool whose routing is checked",
+        &if unexercised.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "add the real tool names to doctor_sample_tools for: {}",
+                unexercised.join(", ")
+            )
+        },
+    );
+    let clients = clients(paths);
+    if clients.is_empty() {
+        report.routing(false, "Claude Code settings", "$HOME is not set");
+    }
+    for client in &clients {
+        for hook in &REQUIRED_HOOKS {
+            client_wiring(client, hook, &gated, report);
+        }
+    }
+}
+
+fn client_wiring(client: &Client, hook: &RequiredHook, gated: &[&str], report: &mut Report) {
+    let shown = client.file.display().to_string();
+    let label = format!(
+        "{} {} wiring covers the gated tools",
+        client.name, hook.event
+    );
+    let settings = match read_capped(&client.file, super::MAX_CONFIG_BYTES, Links::Follow)
         .and_then(|b| serde_json::from_slice::<Value>(&b).map_err(|e| e.to_string()))
     {
         Ok(v) => v,
         Err(e) => {
-            report.line(
-                false,
-                "Claude Code registers the gate",
-                &format!("{shown} unreadable ({e})"),
-            );
+            report.routing(false, &label, &format!("{shown} unreadable ({e})"));
             return;
         }
     };
-    let matchers = gate_matchers(&settings);
+    let matchers = gate_matchers(&settings, hook);
     if matchers.is_empty() {
-        report.line(
+        report.routing(
             false,
-            "Claude Code registers the gate",
-            &format!("no PreToolUse hook in {shown} runs `airlock {GATE_COMMAND}`"),
+            &label,
+            &format!(
+                "no {} hook in {shown} runs `airlock {}`",
+                hook.event, hook.subcommand
+            ),
         );
         return;
     }
@@ -245,17 +390,14 @@ fn wiring(paths: &Paths, config: &Config, report: &mut Report) {
     } else {
         format!("{shown} does not route: {}", missed.join(", "))
     };
-    report.line(
-        missed.is_empty() && !gated.is_empty(),
-        "Claude Code PreToolUse wiring covers the gated tools",
-        &detail,
-    );
+    report.routing(missed.is_empty() && !gated.is_empty(), &label, &detail);
 }
 
-/// The matchers of the PreToolUse entries whose hooks run the gate.
-fn gate_matchers(settings: &Value) -> Vec<String> {
+/// The matchers of the entries of `hook.event` whose hooks run the hook.
+fn gate_matchers(settings: &Value, hook: &RequiredHook) -> Vec<String> {
     let entries = settings
-        .pointer("/hooks/PreToolUse")
+        .get("hooks")
+        .and_then(|h| h.get(hook.event))
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
@@ -269,7 +411,7 @@ fn gate_matchers(settings: &Value) -> Vec<String> {
                     hooks.iter().any(|h| {
                         h.get("command")
                             .and_then(Value::as_str)
-                            .is_some_and(|c| c.contains("airlock") && c.contains(GATE_COMMAND))
+                            .is_some_and(|c| c.contains("airlock") && c.contains(hook.subcommand))
                     })
                 })
         })
@@ -283,17 +425,22 @@ fn gate_matchers(settings: &Value) -> Vec<String> {
         .collect()
 }
 
-/// Claude Code's matcher rules: empty or `*` matches every tool; a plain
-/// word list (`A|B`) matches those names exactly; anything else is a regex.
+/// Claude Code's matcher rules for PreToolUse (as its 2.1.332 build applies
+/// them): empty or `*` matches every tool; a list of names made only of
+/// ASCII letters, digits, `_`, `-`, spaces, split at `|` or `,` and trimmed,
+/// matches those names exactly; anything else is a regex, searched.
 fn matcher_matches(matcher: &str, tool: &str) -> bool {
     if matcher.is_empty() || matcher == "*" {
         return true;
     }
     if matcher
         .chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '|')
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '|' | ',' | ' ' | '-'))
     {
-        return matcher.split('|').any(|name| name == tool);
+        return matcher
+            .split(['|', ','])
+            .map(str::trim)
+            .any(|name| !name.is_empty() && name == tool);
     }
     Regex::new(matcher).is_ok_and(|r| r.is_match(tool))
 }
@@ -316,11 +463,28 @@ fn state(paths: &Paths, report: &mut Report) {
         print("  info ledger store not created yet (normal before the first write-ledger)");
         return;
     };
-    let misnamed: Vec<String> = entries
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| !n.starts_with('.') && !n.strip_suffix(".json").is_some_and(is_digest))
-        .collect();
+    let mut misnamed: Vec<String> = Vec::new();
+    let mut strays: Vec<String> = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !entry.file_type().is_ok_and(|t| t.is_file()) {
+            strays.push(name);
+        } else if !name.starts_with('.') && !name.strip_suffix(".json").is_some_and(is_digest) {
+            misnamed.push(name);
+        }
+    }
+    report.line(
+        strays.is_empty(),
+        "the ledger store holds only regular files",
+        &if strays.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "not regular files (links, FIFOs, sockets, directories; the gate never opens them, and a ledger in such a form is refused): {}",
+                strays.join(", ")
+            )
+        },
+    );
     report.line(
         misnamed.is_empty(),
         "every ledger is filed under a digest",
@@ -366,6 +530,11 @@ mod tests {
         assert!(matcher_matches("", "x"));
         assert!(matcher_matches("*", "x"));
         assert!(matcher_matches("Write|Edit", "Edit"));
+        assert!(matcher_matches(
+            "Write, mcp__workspace-mcp__send_gmail_message",
+            "mcp__workspace-mcp__send_gmail_message"
+        ));
+        assert!(!matcher_matches("mcp__a__send", "mcp__a__send_x"));
         assert!(!matcher_matches("Write", "WriteX"));
         assert!(matcher_matches("mcp__.*send", "mcp__a__send_x"));
         assert!(!matcher_matches("(", "("));

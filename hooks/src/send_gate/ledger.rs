@@ -40,19 +40,35 @@ fn non_empty_string(v: Option<&Value>) -> bool {
         .is_some_and(|s| !s.trim().is_empty())
 }
 
-/// Every way `ledger` fails for a message with digest `digest` at `now`;
-/// empty when it is valid.
+/// What the call says about the ledger it needs, beyond its digest.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Expect<'a> {
+    /// The call's digest: the ledger's `message_sha256` must equal it.
+    pub(crate) digest: &'a str,
+    /// The call carries threading headers (or is a reply tool): the ledger
+    /// must say `is_reply: true`. `None` when the call is not known.
+    pub(crate) threaded: Option<bool>,
+    /// The outgoing text states something about now (a currency pattern
+    /// matched it): some claim must carry a fresh `read_at`.
+    pub(crate) currency_text: bool,
+    /// The ledger attestation a direct send as the agent needs
+    /// (`ragbot_branding_check`), when the branding lane gates this tool.
+    pub(crate) branding_field: Option<&'a str>,
+}
+
+/// Every way `ledger` fails for a call at `now`; empty when it is valid.
 pub(crate) fn validate_ledger(
     ledger: &Value,
-    digest: &str,
+    expect: &Expect<'_>,
     config: &Config,
     now: OffsetDateTime,
 ) -> Vec<String> {
     let Some(ledger) = ledger.as_object() else {
         return vec!["the ledger is not a JSON object".into()];
     };
+    let digest = expect.digest;
     let mut fails = Vec::new();
-    if let Some(path) = find_placeholder(&Value::Object(ledger.clone()), "") {
+    if let Some(path) = find_placeholder_in(ledger, "") {
         fails.push(format!("{path} still holds a template placeholder ({PLACEHOLDER}…); replace every one with what was actually done"));
     }
     check_created_at(ledger, config.ledger_max_age_minutes, now, &mut fails);
@@ -65,15 +81,22 @@ pub(crate) fn validate_ledger(
     }
     match ledger.get("is_reply") {
         Some(Value::Bool(true)) => check_reply_research(ledger, &mut fails),
+        Some(Value::Bool(false)) if expect.threaded == Some(true) => fails.push(
+            "is_reply is false but the call is a reply (threading headers or a reply tool): read the whole thread, search prior correspondence, and set is_reply: true".into(),
+        ),
         Some(Value::Bool(false)) => {}
         _ => fails.push("is_reply must be true or false".into()),
     }
-    check_claims(ledger, config, now, &mut fails);
+    check_claims(ledger, config, expect.currency_text, now, &mut fails);
+    let branding = expect.branding_field;
     for flag in [
         "voice_rules_pass",
         "invented_precision_scan",
         "recipient_address_check",
-    ] {
+    ]
+    .into_iter()
+    .chain(branding)
+    {
         if ledger.get(flag) != Some(&Value::Bool(true)) {
             fails.push(format!("{flag} must be exactly true"));
         }
@@ -135,57 +158,69 @@ fn check_reply_research(ledger: &Map<String, Value>, fails: &mut Vec<String>) {
 fn check_claims(
     ledger: &Map<String, Value>,
     config: &Config,
+    currency_text: bool,
     now: OffsetDateTime,
     fails: &mut Vec<String>,
 ) {
-    if ledger.get("no_factual_claims") == Some(&Value::Bool(true)) {
-        return;
-    }
-    let Some(claims) = ledger
+    let none_claimed = ledger.get("no_factual_claims") == Some(&Value::Bool(true));
+    let claims = ledger
         .get("claims")
         .and_then(Value::as_array)
-        .filter(|c| !c.is_empty())
-    else {
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    if claims.is_empty() && !none_claimed {
         fails.push(
             "claims[] must map every factual claim to its source, or set no_factual_claims: true"
                 .into(),
         );
-        return;
-    };
+    }
+    let mut fresh_read = false;
+    // Claims are checked whatever no_factual_claims says: a currency claim
+    // listed beside it still needs its read_at.
     for (i, c) in claims.iter().enumerate() {
-        let (Some(claim), true) = (
-            c.get("claim")
-                .and_then(Value::as_str)
-                .filter(|s| !s.trim().is_empty()),
-            non_empty_string(c.get("source")),
-        ) else {
-            fails.push(format!("claims[{i}] needs a non-empty claim and source"));
+        let claim = c
+            .get("claim")
+            .and_then(Value::as_str)
+            .filter(|s| !s.trim().is_empty());
+        let Some(claim) = claim.filter(|_| non_empty_string(c.get("source"))) else {
+            if !none_claimed {
+                fails.push(format!("claims[{i}] needs a non-empty claim and source"));
+            }
             continue;
         };
         let Some(lane) = &config.currency else {
             continue;
         };
+        let read = c.get("read_at").and_then(parse_timestamp);
+        let read_age = read.map(|r| age_seconds(r, now));
+        if read_age.is_some_and(|age| {
+            (-FUTURE_TOLERANCE_SECONDS..=lane.max_age_minutes * 60.0).contains(&age)
+        }) {
+            fresh_read = true;
+        }
         if !lane.patterns.iter().any(|p| p.is_match(claim)) {
             continue;
         }
         let snippet: String = claim.chars().take(60).collect();
-        match c.get("read_at").and_then(parse_timestamp) {
+        match read_age {
             None => fails.push(format!(
                 "claims[{i}] states something about now ({snippet:?}) but has no RFC 3339 read_at: re-read the source this run and record when"
             )),
-            Some(read) => {
-                let age = age_seconds(read, now);
-                if age < -FUTURE_TOLERANCE_SECONDS {
-                    fails.push(format!("claims[{i}] read_at is in the future"));
-                } else if age > lane.max_age_minutes * 60.0 {
-                    fails.push(format!(
-                        "claims[{i}] rests on a read {:.0} min old (at most {} min for {snippet:?}): re-read the source and refresh read_at",
-                        age / 60.0,
-                        lane.max_age_minutes
-                    ));
-                }
+            Some(age) if age < -FUTURE_TOLERANCE_SECONDS => {
+                fails.push(format!("claims[{i}] read_at is in the future"));
             }
+            Some(age) if age > lane.max_age_minutes * 60.0 => fails.push(format!(
+                "claims[{i}] rests on a read {:.0} min old (at most {} min for {snippet:?}): re-read the source and refresh read_at",
+                age / 60.0,
+                lane.max_age_minutes
+            )),
+            Some(_) => {}
         }
+    }
+    if currency_text && !fresh_read {
+        fails.push(
+            "the message states something about now (a currency_claim_patterns match) but no claim carries a fresh read_at: list that claim in claims[] with its source and the RFC 3339 moment you read it this run (no_factual_claims does not cover it)".into(),
+        );
     }
 }
 
@@ -193,10 +228,48 @@ fn check_claims(
 /// ledger still carrying one attests to nothing.
 pub(crate) const PLACEHOLDER: &str = "FILL ME";
 
-/// The path of the first string starting with [`PLACEHOLDER`].
+/// Whether `s` is a template placeholder: after leading white space and
+/// invisibles, `FILL ME` in any case, the space written any way or not at
+/// all (`fill-me`, `FILL_ME`, `Fill  Me`), then no further letter (so
+/// `Fill measurements` and `Fillmore` are not placeholders).
+pub(crate) fn is_placeholder(s: &str) -> bool {
+    let blank =
+        |c: char| c.is_whitespace() || c == '\u{FEFF}' || airlock_core::is_dangerous_invisible(c);
+    let separator = |c: char| blank(c) || c == '_' || c == '-';
+    let rest = s.trim_start_matches(blank);
+    let Some(rest) = strip_prefix_ignore_case(rest, "fill") else {
+        return false;
+    };
+    let rest = rest.trim_start_matches(separator);
+    strip_prefix_ignore_case(rest, "me")
+        .is_some_and(|after| !after.starts_with(char::is_alphanumeric))
+}
+
+fn strip_prefix_ignore_case<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = s.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| s.get(prefix.len()..))
+        .flatten()
+}
+
+/// The path of the first placeholder string, keys included.
+fn find_placeholder_in(map: &Map<String, Value>, path: &str) -> Option<String> {
+    map.iter().find_map(|(k, v)| {
+        let here = if path.is_empty() {
+            k.clone()
+        } else {
+            format!("{path}.{k}")
+        };
+        if is_placeholder(k) {
+            return Some(format!("the key {here}"));
+        }
+        find_placeholder(v, &here)
+    })
+}
+
 fn find_placeholder(value: &Value, path: &str) -> Option<String> {
     match value {
-        Value::String(s) if s.starts_with(PLACEHOLDER) => Some(if path.is_empty() {
+        Value::String(s) if is_placeholder(s) => Some(if path.is_empty() {
             "a value".into()
         } else {
             path.to_owned()
@@ -205,21 +278,14 @@ fn find_placeholder(value: &Value, path: &str) -> Option<String> {
             .iter()
             .enumerate()
             .find_map(|(i, v)| find_placeholder(v, &format!("{path}[{i}]"))),
-        Value::Object(map) => map.iter().find_map(|(k, v)| {
-            let here = if path.is_empty() {
-                k.clone()
-            } else {
-                format!("{path}.{k}")
-            };
-            find_placeholder(v, &here)
-        }),
+        Value::Object(map) => find_placeholder_in(map, path),
         _ => None,
     }
 }
 
 /// The skeleton `airlock guard ledger-template` prints.
-pub(crate) fn template(now: OffsetDateTime) -> Value {
-    json!({
+pub(crate) fn template(now: OffsetDateTime, branding_field: Option<&str>) -> Value {
+    let mut t = json!({
         "created_at": format_timestamp(now),
         "message_sha256": "FILL ME: 64 hex digits from `airlock guard sha` on the exact tool call",
         "is_reply": true,
@@ -230,5 +296,9 @@ pub(crate) fn template(now: OffsetDateTime) -> Value {
         "voice_rules_pass": false,
         "invented_precision_scan": false,
         "recipient_address_check": false
-    })
+    });
+    if let (Some(field), Some(map)) = (branding_field, t.as_object_mut()) {
+        map.insert(field.to_owned(), Value::Bool(false));
+    }
+    t
 }

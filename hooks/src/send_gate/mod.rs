@@ -15,7 +15,7 @@
     )
 )]
 
-use std::io::{Read, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
 
 use serde_json::{Value, json};
@@ -25,21 +25,40 @@ mod config;
 mod decide;
 mod digest;
 mod doctor;
+mod hidden;
 mod input;
 mod ledger;
+mod output;
+mod render;
 mod scan;
 mod store;
 
 use config::{Config, parse_config};
-use decide::{Route, board_has_active_ref, describe_hits};
+use decide::{Route, board_has_active_ref};
 pub(crate) use input::parse_tool_call;
 use input::{MAX_INPUT_BYTES, parse_limited_json};
 use scan::Hit;
-use store::{Paths, read_all_capped, read_capped};
+use store::{Links, Paths, read_all_capped, read_capped};
 
-/// Arguments of `airlock hook send-gate`.
+/// Arguments of `airlock hook send-gate`. `--help` is no flag here and any
+/// other argument is collected rather than refused by the parser: a hook
+/// whose command line is wrong must still block the call waiting on its
+/// stdin, never print help and exit 0.
 #[derive(clap::Args)]
-pub struct SendGateArgs {}
+#[command(disable_help_flag = true, disable_version_flag = true)]
+pub struct SendGateArgs {
+    /// Print the settings.json snippet registering this hook, and exit.
+    #[arg(long)]
+    print_config: bool,
+    /// Anything else on the command line: the hook blocks.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        hide = true,
+        value_name = "ARGS"
+    )]
+    rest: Vec<String>,
+}
 
 /// `airlock guard …` subcommands.
 #[derive(clap::Subcommand)]
@@ -73,12 +92,44 @@ fn print(text: &str) {
     let _ = writeln!(std::io::stdout(), "{text}");
 }
 
-/// The hook: exit 0 to pass, exit 2 with one `BLOCKED` line otherwise.
-pub fn run_hook(_args: &SendGateArgs) -> ExitCode {
+/// How long the hook may take before it blocks on its own: well under
+/// Claude Code's hook timeout (the `timeout` of `--print-config`, and the
+/// client's default of 60 s), since a hook that times out lets the call run.
+pub(crate) const DEADLINE: std::time::Duration = std::time::Duration::from_secs(10);
+/// Shortens [`DEADLINE`] (milliseconds) so the suite can prove it; it can
+/// never lengthen it.
+const DEADLINE_VAR: &str = "AIRLOCK_SEND_GATE_DEADLINE_MS";
+
+/// The hook: exit 0 to pass (warnings as `additionalContext` on stdout),
+/// exit 2 with the `BLOCKED` line on stderr and a JSON deny on stdout
+/// otherwise.
+pub fn run_hook(args: &SendGateArgs) -> ExitCode {
     // The default hook would print a backtrace banner; the BLOCKED line
     // below is the one message the agent should read.
     std::panic::set_hook(Box::new(|_| {}));
+    let verdict = output::Verdict::new();
+    watchdog(&verdict);
+    if args.print_config && args.rest.is_empty() {
+        // Registered as a hook by mistake, `--print-config` would answer a
+        // call with a snippet and exit 0; a call waiting on stdin is blocked.
+        let stdin = std::io::stdin();
+        let waiting = !stdin.is_terminal()
+            && read_all_capped(stdin.lock(), MAX_INPUT_BYTES)
+                .map_or(true, |b| !b.trim_ascii().is_empty());
+        if waiting {
+            return verdict.block(
+                "--print-config is not a hook: register `airlock hook send-gate` with no arguments",
+            );
+        }
+        return output::print_config();
+    }
     let outcome = std::panic::catch_unwind(|| {
+        if !args.rest.is_empty() {
+            return Err(format!(
+                "the hook was started with arguments it does not take ({}); register it as `airlock hook send-gate` with no arguments (see `airlock hook send-gate --print-config`)",
+                shown_args(args)
+            ));
+        }
         let stdin = read_all_capped(std::io::stdin().lock(), MAX_INPUT_BYTES)
             .map_err(|e| format!("the tool call on stdin is unusable ({e}); the gate reads one JSON object of at most 8 MiB"))?;
         let paths =
@@ -87,40 +138,53 @@ pub fn run_hook(_args: &SendGateArgs) -> ExitCode {
     });
     let _ = std::panic::take_hook();
     match outcome {
-        Ok(Ok(warnings)) => {
-            if !warnings.is_empty() {
-                say(&format!(
-                    "airlock send-gate advisory (allowed): {}",
-                    describe_hits(&warnings)
-                ));
-            }
-            ExitCode::SUCCESS
-        }
-        Ok(Err(reason)) => block(&reason),
+        Ok(Ok(warnings)) => verdict.pass(&warnings),
+        Ok(Err(reason)) => verdict.block(&reason),
         Err(payload) => {
             let what = payload
                 .downcast_ref::<&str>()
                 .map(|s| (*s).to_owned())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
-            block(&format!(
+            verdict.block(&format!(
                 "internal error (panic: {what}); the gate cannot verify this send, so it does not pass; run `airlock guard doctor`"
             ))
         }
     }
 }
 
-fn block(reason: &str) -> ExitCode {
-    // One line, always: a multi-line regex error would otherwise split the
-    // reason from its remedy in a reader that keeps the first line.
-    let one_line = reason
-        .split(['\n', '\r'])
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ");
-    say(&format!("{BLOCKED} {one_line}"));
-    ExitCode::from(2)
+fn shown_args(args: &SendGateArgs) -> String {
+    let mut words: Vec<&str> = args.rest.iter().map(String::as_str).collect();
+    if args.print_config {
+        words.insert(0, "--print-config");
+    }
+    let joined = words.join(" ");
+    let cut: String = joined.chars().take(120).collect();
+    serde_json::to_string(&cut).unwrap_or_default()
+}
+
+/// Blocks and exits once the deadline passes, whatever the hook is doing.
+fn watchdog(verdict: &output::Verdict) {
+    let deadline = std::env::var(DEADLINE_VAR)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(std::time::Duration::from_millis)
+        .map_or(DEADLINE, |d| d.min(DEADLINE));
+    let verdict = verdict.clone();
+    // If the thread cannot be started the hook runs without its deadline;
+    // everything it reads is bounded and non-blocking, stdin aside.
+    let _ = std::thread::Builder::new()
+        .name("send-gate-deadline".into())
+        .stack_size(64 * 1024)
+        .spawn(move || {
+            std::thread::sleep(deadline);
+            if verdict.block_first(&format!(
+                "the gate did not decide within {} ms (stdin never closed, or the state directory is stuck); a call the gate cannot check does not pass",
+                deadline.as_millis()
+            )) {
+                std::process::exit(2);
+            }
+        });
 }
 
 /// The whole hook for one stdin, given paths and the clock: the warnings
@@ -145,7 +209,7 @@ fn hook_decision(stdin: &[u8], paths: &Paths, now: OffsetDateTime) -> Result<Vec
                 .as_ref()
                 .map(|p| p.board.clone())
                 .unwrap_or_default();
-            let text = read_capped(&board, MAX_INPUT_BYTES)
+            let text = read_capped(&board, MAX_INPUT_BYTES, Links::Follow)
                 .and_then(|b| String::from_utf8(b).map_err(|_| "not UTF-8".into()))
                 .map_err(|e| {
                     format!("coordination board unreadable, so the target cannot be verified: {e}")
@@ -182,11 +246,29 @@ fn hook_decision(stdin: &[u8], paths: &Paths, now: OffsetDateTime) -> Result<Vec
                     ));
                 }
             };
-            let fails = ledger::validate_ledger(&ledger, &prepared.digest, &config, now);
+            let expect = ledger::Expect {
+                digest: &prepared.digest,
+                threaded: Some(prepared.threaded),
+                currency_text: prepared.currency_text,
+                branding_field: prepared.branding_field.as_deref(),
+            };
+            let fails = ledger::validate_ledger(&ledger, &expect, &config, now);
             if !fails.is_empty() {
                 claimed.release();
                 return Err(format!("ledger invalid: {}", fails.join(" | ")));
             }
+            let created_at = ledger
+                .get("created_at")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let mark = match store::mark_spent(paths, &prepared.digest, created_at) {
+                Ok(mark) => mark,
+                Err(e) => {
+                    // A replayed ledger is not put back: it is spent already.
+                    let _ = claimed.consume();
+                    return Err(e);
+                }
+            };
             let record = json!({
                 "at": ledger::format_timestamp(now),
                 "kind": "send",
@@ -197,6 +279,7 @@ fn hook_decision(stdin: &[u8], paths: &Paths, now: OffsetDateTime) -> Result<Vec
                 "ledger": ledger,
             });
             if let Err(e) = store::append_log(paths, &record) {
+                mark.undo();
                 claimed.release();
                 return Err(format!("{e}; a send that cannot be logged does not pass"));
             }
@@ -206,10 +289,34 @@ fn hook_decision(stdin: &[u8], paths: &Paths, now: OffsetDateTime) -> Result<Vec
     }
 }
 
+/// The hook's whole decision for one stdin, with the configuration at
+/// `config` and the state directory `state` (ledgers, spent markers, log),
+/// at the current time: the warnings of a pass, or the block reason. The
+/// fuzz target drives this; the hook adds only stdin, the environment, the
+/// deadline and the output around it.
+pub(crate) fn decide_with_state(
+    stdin: &[u8],
+    config: &std::path::Path,
+    state: &std::path::Path,
+) -> Result<Vec<String>, String> {
+    let paths = Paths {
+        config: config.to_owned(),
+        state: state.to_owned(),
+        home: None,
+    };
+    hook_decision(stdin, &paths, OffsetDateTime::now_utc())
+        .map(|hits| hits.into_iter().map(|h| h.name).collect())
+}
+
+/// The digest `airlock guard sha` prints for a tool call.
+pub(crate) fn digest_of(stdin: &[u8]) -> Result<String, String> {
+    parse_tool_call(stdin).map(|call| digest::message_digest(&call))
+}
+
 /// Loads the configuration, with the remedy in the error.
 fn load_config(paths: &Paths) -> Result<Config, String> {
     let shown = paths.config.display();
-    let bytes = match read_capped(&paths.config, MAX_CONFIG_BYTES) {
+    let bytes = match read_capped(&paths.config, MAX_CONFIG_BYTES, Links::Follow) {
         Ok(b) => b,
         Err(_) if !paths.config.exists() => {
             return Err(format!(
@@ -234,7 +341,13 @@ pub fn run_guard(cmd: &GuardCommand) -> ExitCode {
             ExitCode::SUCCESS
         }),
         GuardCommand::LedgerTemplate => {
-            serde_json::to_string_pretty(&ledger::template(OffsetDateTime::now_utc()))
+            // The branding field is listed when the configuration adopts the lane.
+            let config = Paths::from_env().ok().and_then(|p| load_config(&p).ok());
+            let field = config
+                .as_ref()
+                .and_then(|c| c.branding.as_ref())
+                .map(|b| b.ledger_field.as_str());
+            serde_json::to_string_pretty(&ledger::template(OffsetDateTime::now_utc(), field))
                 .map_err(|e| e.to_string())
                 .map(|t| {
                     print(&t);
@@ -279,6 +392,16 @@ fn guard_scan() -> Result<ExitCode, String> {
     for hidden in &report.hidden {
         print(&format!("BLOCK hidden {hidden}"));
     }
+    if let Some(more) = report
+        .hidden_total
+        .checked_sub(report.hidden.len())
+        .filter(|&n| n > 0)
+    {
+        print(&format!("BLOCK hidden: {more} more"));
+    }
+    for place in &report.unscannable {
+        print(&format!("BLOCK unscannable {place}"));
+    }
     for hit in &report.warnings {
         print(&format!("WARN [{}] matched {:?}", hit.name, hit.matched));
     }
@@ -318,12 +441,23 @@ fn guard_write_ledger() -> Result<ExitCode, String> {
     let config = load_config(&paths)?;
     // Checked now against its own digest, so a ledger that the gate would
     // refuse is refused while the composer can still fix it.
-    let fails = ledger::validate_ledger(&ledger, digest, &config, OffsetDateTime::now_utc());
+    let expect = ledger::Expect {
+        digest,
+        ..ledger::Expect::default()
+    };
+    let fails = ledger::validate_ledger(&ledger, &expect, &config, OffsetDateTime::now_utc());
     if !fails.is_empty() {
         return Err(format!(
             "refused, the gate would not accept this ledger: {}",
             fails.join(" | ")
         ));
+    }
+    let created_at = ledger
+        .get("created_at")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if store::is_spent(&paths, digest, created_at) {
+        return Err("refused: this ledger (same message_sha256 and created_at) already passed once; a ledger is spent by one send, ground the message again and write a new one".into());
     }
     let path = store::write_ledger(&paths, &ledger)?;
     print(&path.display().to_string());

@@ -1,10 +1,30 @@
-//! Step 3: the outgoing text, scanned for banned wording and hidden code points.
+//! Step 4: every string of the outgoing call, scanned for banned wording,
+//! hidden code points and bodies that cannot be scanned.
+//!
+//! Every key and every string of `tool_input`, at any depth (Slack `blocks`
+//! and `attachments`, an `html` field, a recipient), is scanned raw and
+//! rendered (`render`). The work is linear in the input: each string is
+//! walked a fixed number of times, a hidden code point costs a counter
+//! increment, and only the first [`HIDDEN_LISTED`] are described (with a
+//! place string cut to a fixed length), so memory is bounded by a small
+//! multiple of the input whatever it holds.
 
 use serde_json::{Map, Value};
 
 use super::config::{Config, Rule};
+use super::hidden::for_each_hidden;
+use super::render::render;
 
-/// A pattern that matched: its name and the text it matched.
+/// How many hidden code points a report describes; the rest are counted.
+pub(crate) const HIDDEN_LISTED: usize = 8;
+/// How many code points of a key a place shows.
+const PLACE_KEY_CHARS: usize = 40;
+/// How many code points of a match a hit shows.
+const MATCH_CHARS: usize = 80;
+/// A string this long made only of base64 characters is an encoded body.
+const ENCODED_MIN_BYTES: usize = 200;
+
+/// A pattern that matched: its name and (the start of) the text it matched.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Hit {
     pub(crate) name: String,
@@ -15,7 +35,7 @@ pub(crate) struct Hit {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Hidden {
     pub(crate) code_point: char,
-    /// Where: `tool_input.<field>` or `tool_input.<field> (rendered)`.
+    /// Where: `tool_input.<path>`, `the key tool_input.<path>`, `… (rendered)`.
     pub(crate) place: String,
     pub(crate) byte_offset: usize,
     pub(crate) char_index: usize,
@@ -34,67 +54,229 @@ impl std::fmt::Display for Hidden {
     }
 }
 
-/// What the scan of one text found.
+/// What the scan found.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct ScanReport {
+    /// At most one hit per block rule.
     pub(crate) blocks: Vec<Hit>,
+    /// At most one hit per warn rule.
     pub(crate) warnings: Vec<Hit>,
+    /// The first [`HIDDEN_LISTED`] hidden code points.
     pub(crate) hidden: Vec<Hidden>,
+    /// How many hidden code points there are in all.
+    pub(crate) hidden_total: usize,
+    /// Places of bodies that cannot be scanned (encoded MIME `raw`, base64).
+    pub(crate) unscannable: Vec<String>,
+    /// Some string states something about now (a currency-claim pattern).
+    pub(crate) currency: bool,
 }
 
 impl ScanReport {
     pub(crate) fn blocked(&self) -> bool {
-        !self.blocks.is_empty() || !self.hidden.is_empty()
+        !self.blocks.is_empty() || self.hidden_total > 0 || !self.unscannable.is_empty()
     }
 }
 
-/// Dangerous invisible (SPEC §2 table) or control (Cc) code point, except
-/// TAB, LF and CR, which ordinary messages carry.
-fn is_dangerous(c: char) -> bool {
-    airlock_core::is_dangerous_invisible(c)
-        || (airlock_core::is_control(c) && !matches!(c, '\t' | '\n' | '\r'))
+/// One step of the path to a value.
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
 }
 
-/// Every dangerous code point of `text`, placed at `place`.
-pub(crate) fn find_hidden(text: &str, place: &str) -> Vec<Hidden> {
-    text.char_indices()
-        .enumerate()
-        .filter(|&(_, (_, c))| is_dangerous(c))
-        .map(|(char_index, (byte_offset, code_point))| Hidden {
-            code_point,
-            place: place.to_owned(),
-            byte_offset,
-            char_index,
-        })
-        .collect()
+struct Scanner<'c> {
+    config: &'c Config,
+    report: ScanReport,
+    /// The hook's scan: once a hidden code point is found the call blocks on
+    /// it, so only the counting goes on. `guard scan` names every hit.
+    stop_at_hidden: bool,
 }
 
-/// Every dangerous code point in any key or string of `tool_input`: a
-/// bidi override in a recipient or subject misleads as much as one in a body.
-pub(crate) fn find_hidden_in_input(input: &Map<String, Value>) -> Vec<Hidden> {
-    let mut found = Vec::new();
-    walk(&mut found, "tool_input", input);
-    found
+/// Scans every key and string of `tool_input`.
+pub(crate) fn scan_input(input: &Map<String, Value>, config: &Config) -> ScanReport {
+    let mut scanner = Scanner {
+        config,
+        report: ScanReport::default(),
+        stop_at_hidden: true,
+    };
+    let mut path = Vec::new();
+    scanner.object(&mut path, input);
+    scanner.report
 }
 
-fn walk(found: &mut Vec<Hidden>, path: &str, map: &Map<String, Value>) {
-    for (key, value) in map {
-        let here = format!("{path}.{key}");
-        found.extend(find_hidden(key, &format!("the key {here}")));
-        walk_value(found, &here, value);
-    }
+/// Scans one text (`airlock guard scan`, the doctor's controls).
+pub(crate) fn scan_text(text: &str, place: &str, config: &Config) -> ScanReport {
+    let mut scanner = Scanner {
+        config,
+        report: ScanReport::default(),
+        stop_at_hidden: false,
+    };
+    scanner.string(text, &|| place.to_owned());
+    scanner.report
 }
 
-fn walk_value(found: &mut Vec<Hidden>, path: &str, value: &Value) {
-    match value {
-        Value::String(s) => found.extend(find_hidden(s, path)),
-        Value::Array(items) => {
-            for (i, item) in items.iter().enumerate() {
-                walk_value(found, &format!("{path}[{i}]"), item);
+impl<'c> Scanner<'c> {
+    fn object<'a>(&mut self, path: &mut Vec<Step<'a>>, map: &'a Map<String, Value>) {
+        for (key, value) in map {
+            path.push(Step::Key(key));
+            self.string(key, &|| format!("the key {}", place(path)));
+            if let Value::String(s) = value
+                && key.eq_ignore_ascii_case("raw")
+                && !s.trim().is_empty()
+            {
+                self.unscannable(place(path));
             }
+            self.value(path, value);
+            path.pop();
         }
-        Value::Object(map) => walk(found, path, map),
-        Value::Number(_) | Value::Bool(_) | Value::Null => {}
+    }
+
+    fn value<'a>(&mut self, path: &mut Vec<Step<'a>>, value: &'a Value) {
+        match value {
+            Value::String(s) => {
+                if is_encoded(s) {
+                    self.unscannable(place(path));
+                }
+                self.string(s, &|| place(path));
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    path.push(Step::Index(i));
+                    self.value(path, item);
+                    path.pop();
+                }
+            }
+            Value::Object(map) => self.object(path, map),
+            Value::Number(_) | Value::Bool(_) | Value::Null => {}
+        }
+    }
+
+    fn unscannable(&mut self, place: String) {
+        if self.report.unscannable.len() < HIDDEN_LISTED {
+            self.report.unscannable.push(place);
+        }
+    }
+
+    /// Hidden code points of the raw text, then of the rendered text when
+    /// no hidden code point was found so far; then the patterns over both
+    /// forms. Once one is found only the counting goes on.
+    fn string(&mut self, text: &str, place: &dyn Fn() -> String) {
+        let before = self.report.hidden_total;
+        self.hidden(text, place, false);
+        if self.stop_at_hidden && self.report.hidden_total > 0 {
+            // The call blocks on what was found, and the block names the
+            // hidden code points only: the rest of the work (a rendered copy,
+            // the patterns) cannot change the verdict, so it is not done.
+            return;
+        }
+        let rendered = render(text);
+        if let Some(rendered) = &rendered
+            && self.report.hidden_total == before
+        {
+            self.hidden(rendered, place, true);
+        }
+        let forms = [Some(text), rendered.as_deref()];
+        hits(&self.config.block, &forms, &mut self.report.blocks);
+        hits(&self.config.warn, &forms, &mut self.report.warnings);
+        if let Some(lane) = &self.config.currency
+            && !self.report.currency
+        {
+            self.report.currency = lane
+                .patterns
+                .iter()
+                .any(|p| forms.iter().flatten().any(|f| p.is_match(f)));
+        }
+    }
+
+    fn hidden(&mut self, text: &str, place: &dyn Fn() -> String, rendered: bool) {
+        let report = &mut self.report;
+        // The place is built once per string, and only if a hit is listed.
+        let mut shown: Option<String> = None;
+        for_each_hidden(text, |at| {
+            report.hidden_total = report.hidden_total.saturating_add(1);
+            if report.hidden.len() < HIDDEN_LISTED {
+                let place = shown
+                    .get_or_insert_with(|| {
+                        if rendered {
+                            format!("{} (rendered)", place())
+                        } else {
+                            place()
+                        }
+                    })
+                    .clone();
+                report.hidden.push(Hidden {
+                    code_point: at.code_point,
+                    place,
+                    byte_offset: at.byte_offset,
+                    char_index: at.char_index,
+                });
+            }
+        });
+    }
+}
+
+/// `tool_input.a.b[2]`, each key cut to [`PLACE_KEY_CHARS`] code points and
+/// quoted when it is not a plain word.
+fn place(path: &[Step<'_>]) -> String {
+    let mut out = String::from("tool_input");
+    for step in path {
+        match step {
+            Step::Key(k) => {
+                out.push('.');
+                let plain = !k.is_empty()
+                    && k.chars().count() <= PLACE_KEY_CHARS
+                    && k.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+                if plain {
+                    out.push_str(k);
+                } else {
+                    let cut: String = k.chars().take(PLACE_KEY_CHARS).collect();
+                    let more = if k.chars().nth(PLACE_KEY_CHARS).is_some() {
+                        "…"
+                    } else {
+                        ""
+                    };
+                    out.push_str(&format!("{:?}{more}", cut));
+                }
+            }
+            Step::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
+/// A long run of base64 (or base64url) characters: an encoded body whose
+/// text the gate cannot read, so it cannot vouch for it.
+fn is_encoded(s: &str) -> bool {
+    let mut len = 0usize;
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'+' | b'/' | b'-' | b'_' | b'=' => {
+                len = len.saturating_add(1);
+            }
+            b'\r' | b'\n' => {}
+            _ => return false,
+        }
+    }
+    len >= ENCODED_MIN_BYTES
+}
+
+/// Adds the first match of each rule not hit yet, in any form.
+fn hits(rules: &[Rule], forms: &[Option<&str>], out: &mut Vec<Hit>) {
+    for rule in rules {
+        if out.iter().any(|h| h.name == rule.name) {
+            continue;
+        }
+        if let Some(m) = forms
+            .iter()
+            .flatten()
+            .find_map(|form| rule.regex.find(form))
+        {
+            out.push(Hit {
+                name: rule.name.clone(),
+                matched: m.as_str().chars().take(MATCH_CHARS).collect(),
+            });
+        }
     }
 }
 
@@ -103,18 +285,18 @@ fn walk_value(found: &mut Vec<Hidden>, path: &str, value: &Value) {
 ///
 /// # Errors
 /// A candidate present with a type other than string or null: the gate
-/// cannot scan what it cannot read, so it refuses rather than skip it.
+/// cannot tell what it would send, so it refuses rather than guess.
 pub(crate) fn outgoing_fields<'a>(
     input: &'a Map<String, Value>,
     candidates: &'a [String],
-) -> Result<Vec<(&'a str, &'a str)>, String> {
+) -> Result<Vec<&'a str>, String> {
     let mut fields = Vec::new();
     for key in candidates {
         match input.get(key) {
             None | Some(Value::Null) => {}
             Some(Value::String(s)) => {
                 if !s.trim().is_empty() {
-                    fields.push((key.as_str(), s.as_str()));
+                    fields.push(key.as_str());
                 }
             }
             Some(_) => {
@@ -127,157 +309,89 @@ pub(crate) fn outgoing_fields<'a>(
     Ok(fields)
 }
 
-/// The text as a reader sees it: HTML tags dropped, entities decoded.
-/// `sor<b></b>ry` and `sor&shy;ry` both render as words a pattern must see.
-pub(crate) fn render(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(c) = rest.chars().next() {
-        let after = rest.get(c.len_utf8()..).unwrap_or_default();
-        if c == '<'
-            && let Some(end) = tag_end(after)
-        {
-            rest = after.get(end..).unwrap_or_default();
-            continue;
-        }
-        if c == '&'
-            && let Some((decoded, used)) = entity(after)
-        {
-            out.extend(decoded);
-            rest = after.get(used..).unwrap_or_default();
-            continue;
-        }
-        out.push(c);
-        rest = after;
-    }
-    out
-}
-
-/// Byte length through the `>` closing a tag that starts right after `<`,
-/// when what follows looks like a tag (`a`, `/a`, `!--`, `?`).
-fn tag_end(after: &str) -> Option<usize> {
-    let first = after.chars().next()?;
-    if !(first.is_ascii_alphabetic() || matches!(first, '/' | '!' | '?')) {
-        return None;
-    }
-    after.find('>').map(|i| i.saturating_add(1))
-}
-
-/// Decodes the entity after `&`: the character it stands for (if any) and
-/// the bytes used, including `;`.
-fn entity(after: &str) -> Option<(Option<char>, usize)> {
-    let semi = after.get(..after.len().min(34))?.find(';')?;
-    let name = after.get(..semi)?;
-    let used = semi.saturating_add(1);
-    let decoded = if let Some(num) = name.strip_prefix('#') {
-        let code = match num.strip_prefix(['x', 'X']) {
-            Some(hex) => u32::from_str_radix(hex, 16).ok()?,
-            None => num.parse::<u32>().ok()?,
-        };
-        Some(char::from_u32(code).unwrap_or('\u{FFFD}'))
-    } else {
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric()) {
-            return None;
-        }
-        match name {
-            "amp" => Some('&'),
-            "lt" => Some('<'),
-            "gt" => Some('>'),
-            "quot" => Some('"'),
-            "apos" => Some('\''),
-            "nbsp" => Some(' '),
-            "rsquo" | "lsquo" => Some('\''),
-            "mdash" => Some('\u{2014}'),
-            "ndash" => Some('\u{2013}'),
-            "hellip" => Some('\u{2026}'),
-            // Unknown names (and &shy;) render as nothing a pattern should see.
-            _ => None,
-        }
-    };
-    Some((decoded, used))
-}
-
-/// Scans one text: patterns over the raw and rendered forms, hidden code
-/// points in both (a `&#x202E;` in an HTML body renders as the override).
-pub(crate) fn scan_text(text: &str, place: &str, config: &Config) -> ScanReport {
-    let rendered = render(text);
-    let forms = [text, rendered.as_str()];
-    let mut report = ScanReport {
-        blocks: hits(&config.block, &forms),
-        warnings: hits(&config.warn, &forms),
-        hidden: find_hidden(text, place),
-    };
-    if rendered != text {
-        let rendered_place = format!("{place} (rendered)");
-        report.hidden.extend(
-            find_hidden(&rendered, &rendered_place)
-                .into_iter()
-                .filter(|h| !is_dangerous_raw(text, h)),
-        );
-    }
-    report
-}
-
-/// A hidden code point of the rendered form that the raw form already
-/// reported needs no second mention only when it is literally present.
-fn is_dangerous_raw(raw: &str, hidden: &Hidden) -> bool {
-    raw.contains(hidden.code_point)
-}
-
-/// The first match of each rule in any form, one hit per rule.
-fn hits(rules: &[Rule], forms: &[&str]) -> Vec<Hit> {
-    rules
-        .iter()
-        .filter_map(|rule| {
-            forms
-                .iter()
-                .find_map(|form| rule.regex.find(form))
-                .map(|m| Hit {
-                    name: rule.name.clone(),
-                    matched: m.as_str().to_owned(),
-                })
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn ordinary_whitespace_passes_and_hidden_code_points_do_not() {
-        for c in ['\t', '\n', '\r', ' ', 'a', '\u{A0}', '\u{200E}', '😀'] {
-            assert!(!is_dangerous(c), "{c:?}");
-        }
-        for c in [
-            '\0',
-            '\u{1B}',
-            '\u{7F}',
-            '\u{85}',
-            '\u{200B}',
-            '\u{202E}',
-            '\u{E0041}',
-        ] {
-            assert!(is_dangerous(c), "{c:?}");
-        }
+    fn config() -> Config {
+        super::super::config::parse_config(
+            r#"{"gated_tool_patterns":["send"],"exempt_tool_patterns":[],
+            "block_patterns":[{"name":"sorry","regex":"\\bsorry\\b[^.]{0,10}\\bdelay"}],
+            "warn_patterns":[{"name":"w","regex":"circling back"}],
+            "text_field_candidates":["body"],"ledger_max_age_minutes":45}"#,
+            None,
+        )
+        .unwrap()
+    }
+
+    fn input(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
     }
 
     #[test]
-    fn render_drops_tags_and_decodes_entities() {
-        assert_eq!(render("<p>sor<b></b>ry</p>"), "sorry");
-        assert_eq!(
-            render("sor&shy;ry &amp; I&#39;m &#x2014; 1 < 2"),
-            "sorry & I'm \u{2014} 1 < 2"
+    fn nested_strings_and_keys_are_scanned() {
+        let c = config();
+        let r = scan_input(
+            &input(serde_json::json!({"blocks": [{"text": {"text": "so sorry for the delay"}}]})),
+            &c,
         );
-        assert_eq!(render("a &unknown b & c"), "a &unknown b & c");
-        assert_eq!(render("<https://x.y|label>"), "");
-        assert_eq!(render("x&#x202E;y"), "x\u{202E}y");
+        assert_eq!(r.blocks.len(), 1);
+        let r = scan_input(&input(serde_json::json!({"a": {"b\u{200B}": 1}})), &c);
+        assert_eq!(r.hidden_total, 1);
+        assert_eq!(r.hidden[0].place, "the key tool_input.a.\"b\\u{200b}\"");
+        let r = scan_input(
+            &input(serde_json::json!({"attachments": [1, {"html": "s&#111rry f&#111r delay"}]})),
+            &c,
+        );
+        assert_eq!(r.blocks.len(), 1, "{r:?}");
     }
 
     #[test]
-    fn hidden_positions_count_bytes_and_code_points() {
-        let h = find_hidden("é\u{200B}", "f");
-        assert_eq!(h.len(), 1);
-        assert_eq!(h[0].to_string(), "U+200B in f at byte 2 (code point 1)");
+    fn hidden_code_points_are_counted_not_copied() {
+        let c = config();
+        let key = "\u{200B}".repeat(10_000);
+        let r = scan_input(&input(serde_json::json!({ key.clone(): key })), &c);
+        assert_eq!(r.hidden_total, 20_000);
+        assert_eq!(r.hidden.len(), HIDDEN_LISTED);
+        assert!(r.hidden[0].place.len() < 512, "{}", r.hidden[0].place);
+    }
+
+    #[test]
+    fn rendered_form_reports_what_the_raw_form_hides() {
+        let c = config();
+        let r = scan_text("x&#x202E y", "t", &c);
+        assert_eq!(r.hidden_total, 1);
+        assert_eq!(r.hidden[0].place, "t (rendered)");
+        let r = scan_text("x\u{202E}&#x202E;", "t", &c);
+        assert_eq!(r.hidden_total, 1);
+        // Once hidden code points are found, only counting goes on.
+        let r = scan_input(
+            &input(serde_json::json!({"a": "\u{200B}", "b": "&#x200B; sorry for the delay"})),
+            &c,
+        );
+        assert_eq!((r.hidden_total, r.blocks.len()), (1, 0));
+    }
+
+    #[test]
+    fn encoded_bodies_are_unscannable() {
+        let c = config();
+        let r = scan_input(&input(serde_json::json!({"raw": "TUlNRS1WZXJzaW9u"})), &c);
+        assert_eq!(r.unscannable, ["tool_input.raw"]);
+        let b64 = "QUJD".repeat(60);
+        let r = scan_input(&input(serde_json::json!({"parts": [{"data": b64}]})), &c);
+        assert_eq!(r.unscannable, ["tool_input.parts[0].data"]);
+        let r = scan_input(&input(serde_json::json!({"body": "short words only"})), &c);
+        assert!(r.unscannable.is_empty());
+    }
+
+    #[test]
+    fn one_hit_per_rule() {
+        let c = config();
+        let r = scan_input(
+            &input(serde_json::json!({"a": "sorry, delay", "b": "sorry for delay, circling back"})),
+            &c,
+        );
+        assert_eq!(r.blocks.len(), 1);
+        assert_eq!(r.warnings.len(), 1);
     }
 }

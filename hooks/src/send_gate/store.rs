@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 use super::digest::is_digest;
 use super::input::parse_limited_json;
@@ -62,14 +63,73 @@ impl Paths {
         self.ledger_dir().join(format!("{digest}.json"))
     }
 
+    /// Markers of the ledgers that passed, one per digest and `created_at`.
+    pub(crate) fn spent_dir(&self) -> PathBuf {
+        self.state.join("spent")
+    }
+
+    pub(crate) fn spent_path(&self, digest: &str, created_at: &str) -> PathBuf {
+        let moment = super::digest::hex(&Sha256::digest(created_at.as_bytes()));
+        self.spent_dir().join(format!("{digest}-{moment}"))
+    }
+
     pub(crate) fn log_path(&self) -> PathBuf {
         self.state.join("log.jsonl")
     }
 }
 
-/// Reads at most `limit` bytes of a file; more is an error.
-pub(crate) fn read_capped(path: &Path, limit: usize) -> Result<Vec<u8>, String> {
-    let file = fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+/// Whether an open may follow a symbolic link at the last component.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Links {
+    /// The user's own files (configuration, board, settings): a dotfile
+    /// manager links them.
+    Follow,
+    /// The gate's state (ledgers, log): a link there is never the gate's own.
+    Refuse,
+}
+
+/// Opens an existing regular file for reading without ever blocking: a FIFO,
+/// a device or a socket in its place is refused, not waited on.
+pub(crate) fn open_regular(path: &Path, links: Links) -> Result<fs::File, String> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    no_block(&mut options, links);
+    let file = options
+        .open(path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    regular(file, path)
+}
+
+/// `O_NONBLOCK` (and `O_NOFOLLOW` for state) on Unix; elsewhere nothing.
+fn no_block(options: &mut fs::OpenOptions, links: Links) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let follow = match links {
+            Links::Follow => 0,
+            Links::Refuse => libc::O_NOFOLLOW,
+        };
+        options.custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC | follow);
+    }
+    #[cfg(not(unix))]
+    let _ = (options, links);
+}
+
+/// The open file when `fstat` says it is a regular file.
+fn regular(file: fs::File, path: &Path) -> Result<fs::File, String> {
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    if meta.is_file() {
+        Ok(file)
+    } else {
+        Err(format!("{}: not a regular file", path.display()))
+    }
+}
+
+/// Reads at most `limit` bytes of a regular file; more is an error.
+pub(crate) fn read_capped(path: &Path, limit: usize, links: Links) -> Result<Vec<u8>, String> {
+    let file = open_regular(path, links)?;
     read_all_capped(file, limit).map_err(|e| format!("{}: {e}", path.display()))
 }
 
@@ -158,7 +218,7 @@ pub(crate) fn claim_ledger(paths: &Paths, digest: &str) -> Result<Option<Claimed
 
 impl Claimed {
     pub(crate) fn read(&self) -> Result<Value, String> {
-        let bytes = read_capped(&self.claimed, MAX_LEDGER_BYTES)?;
+        let bytes = read_capped(&self.claimed, MAX_LEDGER_BYTES, Links::Refuse)?;
         parse_limited_json(&bytes)
     }
 
@@ -190,6 +250,47 @@ impl Claimed {
     }
 }
 
+/// Whether a ledger with this digest and `created_at` already passed once:
+/// a consumed ledger filed again (from `log.jsonl`, say) is refused.
+pub(crate) fn is_spent(paths: &Paths, digest: &str, created_at: &str) -> bool {
+    // Anything at that name counts, whatever it is: refusing is the safe side.
+    fs::symlink_metadata(paths.spent_path(digest, created_at)).is_ok()
+}
+
+/// The marker of one passing ledger, created before the send passes.
+pub(crate) struct SpentMark(PathBuf);
+
+/// Marks the ledger spent; only one of two racing sends can create the
+/// marker, so the other is refused.
+pub(crate) fn mark_spent(
+    paths: &Paths,
+    digest: &str,
+    created_at: &str,
+) -> Result<SpentMark, String> {
+    let dir = paths.spent_dir();
+    private_dir(&dir)?;
+    let path = paths.spent_path(digest, created_at);
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    no_block(&mut options, Links::Refuse);
+    options.open(&path).map(|_| SpentMark(path)).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AlreadyExists {
+            "this ledger (same message_sha256 and created_at) already passed once; a ledger is spent by one send, ground the message again and write a new one".to_owned()
+        } else {
+            format!("cannot mark the ledger spent in {}: {e}", dir.display())
+        }
+    })
+}
+
+impl SpentMark {
+    /// Takes the marker back when the send does not pass after all.
+    pub(crate) fn undo(self) {
+        let _ = fs::remove_file(&self.0);
+    }
+}
+
 /// Appends one line to the log, creating the state directory if needed.
 pub(crate) fn append_log(paths: &Paths, record: &Value) -> Result<(), String> {
     private_dir(&paths.state)?;
@@ -199,11 +300,14 @@ pub(crate) fn append_log(paths: &Paths, record: &Value) -> Result<(), String> {
     options.create(true).append(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    no_block(&mut options, Links::Refuse);
     let path = paths.log_path();
-    // One write call of one line: appends from concurrent gates do not interleave.
-    options
+    let mut file = options
         .open(&path)
-        .and_then(|mut f| f.write_all(line.as_bytes()))
+        .map_err(|e| format!("cannot append to {}: {e}", path.display()))
+        .and_then(|f| regular(f, &path))?;
+    // One write call of one line: appends from concurrent gates do not interleave.
+    file.write_all(line.as_bytes())
         .map_err(|e| format!("cannot append to {}: {e}", path.display()))
 }
 
@@ -221,13 +325,18 @@ pub(crate) fn sweep(paths: &Paths, window_minutes: f64, now: time::OffsetDateTim
     ));
     let mut removed = 0usize;
     for entry in entries.flatten() {
+        // Only regular files are the gate's: a FIFO, socket, device or link
+        // placed here is skipped, never opened (a FIFO would block a read).
+        if !entry.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
         let path = entry.path();
         let old_by_mtime = match (entry.metadata().and_then(|m| m.modified()), cutoff) {
             (Ok(modified), Some(cutoff)) => modified < cutoff,
             _ => false,
         };
         let old_by_content = !old_by_mtime
-            && read_capped(&path, MAX_LEDGER_BYTES)
+            && read_capped(&path, MAX_LEDGER_BYTES, Links::Refuse)
                 .ok()
                 .and_then(|b| parse_limited_json(&b).ok())
                 .and_then(|v| v.get("created_at").and_then(super::ledger::parse_timestamp))
@@ -235,6 +344,19 @@ pub(crate) fn sweep(paths: &Paths, window_minutes: f64, now: time::OffsetDateTim
                 .is_some_and(|(created, cutoff)| created < cutoff);
         if (old_by_mtime || old_by_content) && fs::remove_file(&path).is_ok() {
             removed = removed.saturating_add(1);
+        }
+    }
+    // A marker outlives every ledger it could refuse: a ledger older than
+    // one window is stale anyway.
+    if let (Ok(markers), Some(cutoff)) = (fs::read_dir(paths.spent_dir()), cutoff) {
+        for entry in markers.flatten() {
+            let old = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|m| m < cutoff);
+            if old && fs::remove_file(entry.path()).is_ok() {
+                removed = removed.saturating_add(1);
+            }
         }
     }
     removed

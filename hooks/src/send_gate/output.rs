@@ -1,0 +1,206 @@
+//! What the hook says to Claude Code, exactly once.
+//!
+//! A block is said twice over: the `BLOCKED` line on stderr with exit 2, and
+//! a JSON deny (`hookSpecificOutput.permissionDecision: "deny"`) on stdout,
+//! so a wrapper that swallows the exit code (`… || true`) still blocks.
+//! Warnings of a pass go out as `additionalContext`, which the model reads
+//! (stderr on exit 0 never reaches it).
+//!
+//! The hook's own deadline runs on another thread; whichever of the two
+//! speaks first is the verdict, and the other stays silent.
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde::Serialize;
+
+use super::BLOCKED;
+use super::decide::describe_hits;
+use super::scan::Hit;
+
+/// The one verdict of a run, shared with the deadline thread.
+#[derive(Clone)]
+pub(crate) struct Verdict {
+    spoken: Arc<AtomicBool>,
+}
+
+#[derive(Serialize)]
+struct HookOutput<'a> {
+    #[serde(rename = "hookSpecificOutput")]
+    specific: Specific<'a>,
+}
+
+#[derive(Serialize)]
+struct Specific<'a> {
+    #[serde(rename = "hookEventName")]
+    event: &'static str,
+    #[serde(rename = "permissionDecision", skip_serializing_if = "Option::is_none")]
+    decision: Option<&'static str>,
+    #[serde(
+        rename = "permissionDecisionReason",
+        skip_serializing_if = "Option::is_none"
+    )]
+    reason: Option<&'a str>,
+    #[serde(rename = "additionalContext", skip_serializing_if = "Option::is_none")]
+    context: Option<&'a str>,
+}
+
+fn write_out(stream: &mut dyn Write, text: &str) {
+    // A closed pipe must not turn into a panic; the exit code still speaks.
+    let _ = stream
+        .write_all(text.as_bytes())
+        .and_then(|()| stream.write_all(b"\n"))
+        .and_then(|()| stream.flush());
+}
+
+/// The reason on one line: a multi-line regex error would otherwise split
+/// the reason from its remedy in a reader that keeps the first line.
+fn one_line(reason: &str) -> String {
+    reason
+        .split(['\n', '\r'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl Verdict {
+    pub(crate) fn new() -> Self {
+        Self {
+            spoken: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    fn claim(&self) -> bool {
+        !self.spoken.swap(true, Ordering::SeqCst)
+    }
+
+    /// Blocks, if nothing was said yet; whether this call said it.
+    pub(crate) fn block_first(&self, reason: &str) -> bool {
+        if !self.claim() {
+            return false;
+        }
+        let line = format!("{BLOCKED} {}", one_line(reason));
+        let json = serde_json::to_string(&HookOutput {
+            specific: Specific {
+                event: "PreToolUse",
+                decision: Some("deny"),
+                reason: Some(&line),
+                context: None,
+            },
+        })
+        .unwrap_or_default();
+        write_out(&mut std::io::stdout().lock(), &json);
+        write_out(&mut std::io::stderr().lock(), &line);
+        true
+    }
+
+    /// Exit 2 with the block said; if the deadline spoke first, waits for
+    /// it to end the process with its own block.
+    pub(crate) fn block(&self, reason: &str) -> ExitCode {
+        if !self.block_first(reason) {
+            wait_for_the_deadline();
+        }
+        ExitCode::from(2)
+    }
+
+    /// Exit 0, warnings said as context for the model and on stderr.
+    pub(crate) fn pass(&self, warnings: &[Hit]) -> ExitCode {
+        if !self.claim() {
+            wait_for_the_deadline();
+            return ExitCode::from(2);
+        }
+        if !warnings.is_empty() {
+            let line = format!(
+                "airlock send-gate advisory (allowed): {}",
+                describe_hits(warnings)
+            );
+            let json = serde_json::to_string(&HookOutput {
+                specific: Specific {
+                    event: "PreToolUse",
+                    decision: None,
+                    reason: None,
+                    context: Some(&line),
+                },
+            })
+            .unwrap_or_default();
+            write_out(&mut std::io::stdout().lock(), &json);
+            write_out(&mut std::io::stderr().lock(), &line);
+        }
+        ExitCode::SUCCESS
+    }
+}
+
+/// The deadline thread has said the block and is about to exit the process.
+fn wait_for_the_deadline() {
+    loop {
+        std::thread::park();
+    }
+}
+
+/// The `timeout` (seconds) `--print-config` registers: above the hook's own
+/// deadline, so the hook always answers before Claude Code gives up on it.
+pub(crate) const SETTINGS_TIMEOUT_SECONDS: u64 = 30;
+
+/// The matcher `--print-config` registers: every MCP tool whose name says
+/// it sends, drafts, schedules, replies or emails (searched, as Claude Code
+/// searches a matcher that is not a plain list of names).
+pub(crate) const SETTINGS_MATCHER: &str = "mcp__.*(send|draft|schedule|reply|email)";
+
+#[derive(Serialize)]
+struct Settings {
+    hooks: Hooks,
+}
+
+#[derive(Serialize)]
+struct Hooks {
+    #[serde(rename = "PreToolUse")]
+    pre_tool_use: Vec<MatcherGroup>,
+}
+
+#[derive(Serialize)]
+struct MatcherGroup {
+    matcher: &'static str,
+    hooks: Vec<CommandHook>,
+}
+
+#[derive(Serialize)]
+struct CommandHook {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    command: &'static str,
+    timeout: u64,
+    /// Claude Code 2.1.x: a hook that cannot start, times out, exits with a
+    /// code other than 0 or 2, or prints invalid JSON counts as exit 2.
+    #[serde(rename = "onFailure")]
+    on_failure: &'static str,
+}
+
+/// The `settings.json` snippet registering the gate.
+pub(crate) fn settings_snippet() -> String {
+    let snippet = Settings {
+        hooks: Hooks {
+            pre_tool_use: vec![MatcherGroup {
+                matcher: SETTINGS_MATCHER,
+                hooks: vec![CommandHook {
+                    kind: "command",
+                    command: "airlock hook send-gate",
+                    timeout: SETTINGS_TIMEOUT_SECONDS,
+                    on_failure: "block",
+                }],
+            }],
+        },
+    };
+    serde_json::to_string_pretty(&snippet).unwrap_or_default()
+}
+
+/// `airlock hook send-gate --print-config`.
+pub(crate) fn print_config() -> ExitCode {
+    let mut stdout = std::io::stdout().lock();
+    match writeln!(stdout, "{}", settings_snippet()).and_then(|()| stdout.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::from(2),
+    }
+}
