@@ -619,3 +619,5 @@ mod tests {
         }
     }
 }
+
+pub mod strict;
