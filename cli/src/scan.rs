@@ -17,13 +17,15 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use airlock_core::lint::{Finding, Kind, Lint, is_isolate};
+use airlock_core::lint::strict::{StrictFinding, StrictKind, strict_findings};
+use airlock_core::lint::{Finding, Kind, Lint, Pos, is_isolate};
 use airlock_core::reject::CodePoint;
-use airlock_core::{StripStream, is_control};
+use airlock_core::{LiteralSet, StripStream, is_control};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use crate::Outcome;
+use crate::filters::ProfileArg;
 use crate::io::{self, Error, Input, Result, TextChunks};
 use crate::names;
 
@@ -47,6 +49,10 @@ pub(crate) struct ScanArgs {
     /// Remove what is reported, in place (atomically; read-only files are refused).
     #[arg(long)]
     fix: bool,
+    /// Containment profile: strict reports what strict would change (its own rule
+    /// ids), and `--fix` applies strict strip.
+    #[arg(long, value_enum, default_value_t = ProfileArg::Reference)]
+    profile: ProfileArg,
     /// Files and directories (walked honouring .gitignore); standard input when none.
     paths: Vec<PathBuf>,
 }
@@ -103,6 +109,74 @@ fn rule_index(kind: Kind) -> usize {
     Kind::ALL.iter().position(|&k| k == kind).unwrap_or(0)
 }
 
+/// The rule of a strict `kind`: ids of their own, so a code-scanning history of one
+/// profile is never read as the other's.
+const fn strict_rule(kind: StrictKind) -> Rule {
+    match kind {
+        StrictKind::Dropped => Rule {
+            id: "AIRLOCK101",
+            name: "StrictDroppedInvisible",
+            slug: "strict-invisible",
+            description: "A Default_Ignorable or Bidi_Control code point outside the contexts where it spells (strict drops it).",
+        },
+        StrictKind::EscapeSequence => Rule {
+            id: "AIRLOCK102",
+            name: "EscapeSequence",
+            slug: "escape-sequence",
+            description: "An ECMA-48 escape sequence (terminal control: screen clearing, OSC-8 links, titles).",
+        },
+        StrictKind::Control => Rule {
+            id: "AIRLOCK103",
+            name: "StrictControlCharacter",
+            slug: "strict-control-character",
+            description: "A control character other than TAB, LF and CR, outside an escape sequence.",
+        },
+        StrictKind::ForgeryLiteral => Rule {
+            id: "AIRLOCK104",
+            name: "FoldedForgeryLiteral",
+            slug: "forgery-literal",
+            description: "A wrapper forgery literal, matched on the folded view (case, compatibility forms, look-alikes, invisibles).",
+        },
+        StrictKind::EnvelopeMarker => Rule {
+            id: "AIRLOCK105",
+            name: "FoldedEnvelopeMarker",
+            slug: "envelope-marker",
+            description: "An envelope marker, matched on the folded view.",
+        },
+        StrictKind::SpecialToken => Rule {
+            id: "AIRLOCK106",
+            name: "SpecialToken",
+            slug: "special-token",
+            description: "A chat-template special token (<|name|>, [INST], <<SYS>>, ...), matched on the folded view.",
+        },
+        StrictKind::HiddenComment => Rule {
+            id: "AIRLOCK107",
+            name: "HiddenComment",
+            slug: "hidden-comment",
+            description: "An HTML comment opener: text a renderer hides from a reviewer.",
+        },
+    }
+}
+
+/// The index of a strict `kind` among the SARIF rules.
+fn strict_rule_index(kind: StrictKind) -> usize {
+    StrictKind::ALL.iter().position(|&k| k == kind).unwrap_or(0)
+}
+
+/// A strict finding's message.
+fn strict_message(f: &StrictFinding<'_>) -> Result<String> {
+    let quoted = || to_json(&f.text);
+    Ok(match f.kind {
+        StrictKind::Dropped => "invisible strict drops (outside its keep contexts)".to_owned(),
+        StrictKind::EscapeSequence => format!("escape sequence {}", quoted()?),
+        StrictKind::Control => "control character".to_owned(),
+        StrictKind::ForgeryLiteral => format!("forgery literal on the folded view: {}", quoted()?),
+        StrictKind::EnvelopeMarker => format!("envelope marker on the folded view: {}", quoted()?),
+        StrictKind::SpecialToken => format!("special token on the folded view: {}", quoted()?),
+        StrictKind::HiddenComment => format!("hidden comment opener: {}", quoted()?),
+    })
+}
+
 /// The Unicode name (or control alias) of `c`.
 fn name_of(c: char) -> String {
     names::name(c).map_or_else(|| "<unnamed>".to_owned(), |n| n.into_owned())
@@ -145,6 +219,9 @@ struct JsonFinding<'a> {
     length: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     hidden: Option<&'a str>,
+    /// Strict: the text the finding covers, as written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<&'a str>,
 }
 
 /// SARIF: a rule of the driver.
@@ -167,14 +244,15 @@ struct SarifLevel {
     level: &'static str,
 }
 
-/// SARIF: the tool, all but its rules (written one a line after it).
+/// SARIF: the tool, all but its rules (written one a line after it). No
+/// `informationUri`: it is optional in SARIF 2.1.0's `toolComponent` and the project has no
+/// public address to give.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct SarifDriver {
     name: &'static str,
     version: &'static str,
     semantic_version: &'static str,
-    information_uri: &'static str,
 }
 
 /// SARIF: one result.
@@ -219,11 +297,68 @@ fn to_json(value: &impl Serialize) -> Result<String> {
     serde_json::to_string(value).map_err(|e| Error::Other(e.to_string()))
 }
 
+/// A finding of either profile, as the formats show it.
+struct View<'a> {
+    rule: Rule,
+    rule_index: usize,
+    pos: Pos,
+    c: char,
+    len: u64,
+    message: String,
+    length: Option<u64>,
+    hidden: Option<&'a str>,
+    text: Option<&'a str>,
+    /// A name for a code point the names table lacks.
+    name: Option<String>,
+}
+
 /// One finding, formatted as one item of the report (a line, or a JSON value).
 fn format_finding(format: Format, path: &str, f: &Finding<'_>) -> Result<String> {
-    let name = name_of(f.c);
-    let message = message(f)?;
-    let rule = rule(f.kind);
+    format_view(
+        format,
+        path,
+        &View {
+            rule: rule(f.kind),
+            rule_index: rule_index(f.kind),
+            pos: f.pos,
+            c: f.c,
+            len: f.len,
+            message: message(f)?,
+            length: f.tag.map(|t| t.count),
+            hidden: f.tag.map(|t| t.hidden),
+            text: None,
+            name: None,
+        },
+    )
+}
+
+/// One strict finding, formatted as one item of the report.
+fn format_strict(format: Format, path: &str, f: &StrictFinding<'_>) -> Result<String> {
+    format_view(
+        format,
+        path,
+        &View {
+            rule: strict_rule(f.kind),
+            rule_index: strict_rule_index(f.kind),
+            pos: f.pos,
+            c: f.c,
+            len: f.text.len() as u64,
+            message: strict_message(f)?,
+            length: None,
+            hidden: None,
+            text: Some(f.text),
+            // A pattern starts with a visible character the names table (of what
+            // hides) lacks: show it.
+            name: (!f.kind.stripped() && names::name(f.c).is_none())
+                .then(|| to_json(&f.c.to_string()))
+                .transpose()?,
+        },
+    )
+}
+
+fn format_view(format: Format, path: &str, f: &View<'_>) -> Result<String> {
+    let name = f.name.clone().unwrap_or_else(|| name_of(f.c));
+    let message = &f.message;
     match format {
         Format::Human => Ok(format!(
             "{path}:{}:{}: {} {name}: {message} (byte {})",
@@ -239,14 +374,15 @@ fn format_finding(format: Format, path: &str, f: &Finding<'_>) -> Result<String>
             byte: f.pos.byte,
             codepoint: CodePoint(f.c).to_string(),
             name,
-            kind: rule.slug,
-            message,
-            length: f.tag.map(|t| t.count),
-            hidden: f.tag.map(|t| t.hidden),
+            kind: f.rule.slug,
+            message: message.clone(),
+            length: f.length,
+            hidden: f.hidden,
+            text: f.text,
         }),
         Format::Sarif => to_json(&SarifResult {
-            rule_id: rule.id,
-            rule_index: rule_index(f.kind),
+            rule_id: f.rule.id,
+            rule_index: f.rule_index,
             level: "error",
             message: SarifText {
                 text: format!("{} {name}: {message}", CodePoint(f.c)),
@@ -274,7 +410,7 @@ struct Reporter {
 }
 
 impl Reporter {
-    fn begin(format: Format) -> Result<Reporter> {
+    fn begin(format: Format, strict: bool) -> Result<Reporter> {
         let mut out = io::stdout();
         match format {
             Format::Human => {}
@@ -284,11 +420,14 @@ impl Reporter {
                     name: "airlock",
                     version: env!("CARGO_PKG_VERSION"),
                     semantic_version: env!("CARGO_PKG_VERSION"),
-                    information_uri: "https://example.invalid/airlock",
                 })?;
+                let all: Vec<Rule> = if strict {
+                    StrictKind::ALL.into_iter().map(strict_rule).collect()
+                } else {
+                    Kind::ALL.into_iter().map(rule).collect()
+                };
                 let mut rules = Vec::new();
-                for kind in Kind::ALL {
-                    let rule = rule(kind);
+                for rule in all {
                     rules.push(to_json(&SarifRule {
                         id: rule.id,
                         name: rule.name,
@@ -359,11 +498,24 @@ fn uri(path: &str) -> String {
 /// Lints one input, handing each formatted finding to `item`; returns how many.
 fn scan_input(
     input: &Input,
-    reader: Box<dyn Read>,
+    mut reader: Box<dyn Read>,
     format: Format,
+    strict: bool,
     item: &mut dyn FnMut(String) -> Result<()>,
 ) -> Result<u64> {
     let name = input.name();
+    if strict {
+        // Strict reads each input whole: its classification runs strict strip itself
+        // and looks ahead across it. One input at a time is held.
+        let mut bytes = Vec::new();
+        reader
+            .read_to_end(&mut bytes)
+            .map_err(|e| input.read_error(e))?;
+        let text = io::into_text(bytes, &name)?;
+        return strict_findings(&text, &LiteralSet::DEFAULT, |f| {
+            item(format_strict(format, &name, f)?)
+        });
+    }
     let mut chunks = TextChunks::from_reader(input, reader);
     let mut lint = Lint::new();
     let mut report = |f: &Finding<'_>| item(format_finding(format, &name, f)?);
@@ -385,7 +537,7 @@ struct FileReport {
 }
 
 /// Scans (and with `fix`, fixes) one file of a walk.
-fn scan_file(path: &Path, format: Format, fix: bool) -> FileReport {
+fn scan_file(path: &Path, format: Format, fix: bool, strict: bool) -> FileReport {
     let input = Input::File(path.to_path_buf());
     let mut report = FileReport {
         path: path.to_path_buf(),
@@ -396,7 +548,7 @@ fn scan_file(path: &Path, format: Format, fix: bool) -> FileReport {
     };
     let items = &mut report.items;
     let scanned = open_text_file(&input, path).and_then(|reader| match reader {
-        Some(r) => scan_input(&input, r, format, &mut |item| {
+        Some(r) => scan_input(&input, r, format, strict, &mut |item| {
             items.push(item);
             Ok(())
         }),
@@ -406,7 +558,7 @@ fn scan_file(path: &Path, format: Format, fix: bool) -> FileReport {
         Ok(n) => {
             report.findings = n;
             if n > 0 && fix {
-                match fix_file(&input, path) {
+                match fix_file(&input, path, strict) {
                     // Which files were rewritten, on stderr: stdout is the report.
                     Ok(()) => report
                         .notes
@@ -440,13 +592,14 @@ fn open_text_file(input: &Input, path: &Path) -> Result<Option<Box<dyn Read>>> {
     Ok(Some(Box::new(std::io::Cursor::new(head).chain(file))))
 }
 
-/// Rewrites `path` without what scan reports: what `strip` removes and the controls
-/// but TAB, LF and CR. The new text goes to a temporary file beside it, which gets
+/// Rewrites `path` without what scan reports: what `strip` removes (strict strip under
+/// strict: the folded patterns stay, to be reviewed) and the controls but TAB, LF and
+/// CR. The new text goes to a temporary file beside it, which gets
 /// the file's owner, group and mode (less setuid and setgid) and is renamed over it
 /// only once the whole file was read and found valid, so a failure leaves the file
 /// untouched. Symbolic links, hard-linked files and anything but a regular file are
 /// refused: rewriting them would change another file, or split the links.
-fn fix_file(input: &Input, path: &Path) -> Result<()> {
+fn fix_file(input: &Input, path: &Path, strict: bool) -> Result<()> {
     let refuse = |why: String| Error::Other(format!("{}: not fixed: {why}", input.name()));
     let before = fs::symlink_metadata(path).map_err(|e| input.read_error(e))?;
     if before.file_type().is_symlink() {
@@ -484,11 +637,11 @@ fn fix_file(input: &Input, path: &Path) -> Result<()> {
         .map_err(fix_error)?;
     let mut out = std::io::BufWriter::with_capacity(io::CHUNK, temp.as_file());
     let mut chunks = TextChunks::open(&Input::File(path.to_path_buf()))?;
-    let mut stream = StripStream::new();
+    let mut stream = Fixer::new(strict);
     while let Some(piece) = chunks.next_piece()? {
         let mut written = Ok(());
         stream
-            .feed(piece.as_bytes(), |run| {
+            .feed(piece.as_bytes(), &mut |run| {
                 if written.is_ok() {
                     written = write_without_controls(&mut out, run);
                 }
@@ -496,7 +649,15 @@ fn fix_file(input: &Input, path: &Path) -> Result<()> {
             .map_err(|e| Error::Other(e.to_string()))?;
         written.map_err(fix_error)?;
     }
-    stream.finish().map_err(|e| Error::Other(e.to_string()))?;
+    let mut written = Ok(());
+    stream
+        .finish(&mut |run| {
+            if written.is_ok() {
+                written = write_without_controls(&mut out, run);
+            }
+        })
+        .map_err(|e| Error::Other(e.to_string()))?;
+    written.map_err(fix_error)?;
     out.flush().map_err(fix_error)?;
     drop(out);
     keep_owner_and_mode(temp.as_file(), &before)
@@ -509,6 +670,44 @@ fn fix_file(input: &Input, path: &Path) -> Result<()> {
     }
     temp.persist(path).map_err(|e| fix_error(e.error))?;
     Ok(())
+}
+
+/// The strip `--fix` applies: the reference's, or strict's.
+enum Fixer {
+    Reference(StripStream),
+    Strict(Box<airlock_core::strict::StripStream>),
+}
+
+impl Fixer {
+    fn new(strict: bool) -> Fixer {
+        if strict {
+            Fixer::Strict(Box::new(airlock_core::strict::StripStream::new()))
+        } else {
+            Fixer::Reference(StripStream::new())
+        }
+    }
+
+    fn feed(
+        &mut self,
+        chunk: &[u8],
+        emit: &mut dyn FnMut(&str),
+    ) -> std::result::Result<(), airlock_core::Utf8Error> {
+        match self {
+            Fixer::Reference(s) => s.feed(chunk, emit),
+            Fixer::Strict(s) => s.feed(chunk, emit),
+        }
+    }
+
+    fn finish(
+        self,
+        emit: &mut dyn FnMut(&str),
+    ) -> std::result::Result<(), airlock_core::Utf8Error> {
+        match self {
+            // The reference's stream holds nothing back.
+            Fixer::Reference(s) => s.finish(),
+            Fixer::Strict(s) => s.finish(emit),
+        }
+    }
 }
 
 /// Gives `file` the owner and group of `meta` and its mode without setuid and setgid
@@ -557,18 +756,16 @@ pub(crate) fn run(args: &ScanArgs) -> Result<Outcome> {
                 .to_owned(),
         ));
     }
-    let mut reporter = Reporter::begin(args.format)?;
+    let strict = matches!(args.profile, ProfileArg::Strict);
+    let mut reporter = Reporter::begin(args.format, strict)?;
     let mut findings = 0u64;
     let mut failed = false;
     if args.paths.is_empty() {
         let input = Input::Stdin;
         let scanned = input.open().and_then(|r| {
-            scan_input(
-                &input,
-                r,
-                args.format,
-                &mut |item| Ok(reporter.item(&item)?),
-            )
+            scan_input(&input, r, args.format, strict, &mut |item| {
+                Ok(reporter.item(&item)?)
+            })
         });
         match scanned {
             Ok(n) => findings = findings.saturating_add(n),
@@ -580,7 +777,7 @@ pub(crate) fn run(args: &ScanArgs) -> Result<Outcome> {
         }
     }
     for root in &args.paths {
-        for file in walk(root, args.format, args.fix) {
+        for file in walk(root, args.format, args.fix, strict) {
             for item in &file.items {
                 reporter.item(item)?;
             }
@@ -604,7 +801,7 @@ pub(crate) fn run(args: &ScanArgs) -> Result<Outcome> {
 /// Scans every file under `root` (honouring ignore files; `.git` skipped; links not
 /// followed) on every core, returning the reports sorted by path: the order a
 /// sequential walk with sorted directory entries visits them.
-fn walk(root: &Path, format: Format, fix: bool) -> Vec<FileReport> {
+fn walk(root: &Path, format: Format, fix: bool, strict: bool) -> Vec<FileReport> {
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let reports = Mutex::new(Vec::new());
     let mut builder = ignore::WalkBuilder::new(root);
@@ -628,7 +825,7 @@ fn walk(root: &Path, format: Format, fix: bool) -> Vec<FileReport> {
                     // Walking "." names files "./x"; show them as "x".
                     let path = entry.path();
                     let path = path.strip_prefix("./").unwrap_or(path);
-                    scan_file(path, format, fix)
+                    scan_file(path, format, fix, strict)
                 }
                 Err(e) => FileReport {
                     path: error_path(&e).unwrap_or_else(|| root.to_path_buf()),
