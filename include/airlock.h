@@ -807,6 +807,38 @@ airlock_status airlock_check_no_control_profile(uint32_t profile,
                                                 size_t *err_offset);
 
 /**
+ * `airlock_check_safe_glob` under `profile` (strict also rejects every member of
+ * Default_Ignorable_Code_Point ∪ Bidi_Control that strict strip would drop).
+ * Arguments, message triple and statuses as `airlock_check_safe_glob`.
+ *
+ * # Safety
+ * Every non-NULL pointer must point to memory of the stated size, valid for the call.
+ */
+airlock_status airlock_check_safe_glob_profile(uint32_t profile,
+                                               const uint8_t *value,
+                                               size_t value_len,
+                                               uint8_t *msg,
+                                               size_t msg_cap,
+                                               size_t *msg_len,
+                                               size_t *err_offset);
+
+/**
+ * `airlock_check_safe_description` under `profile` (strict also rejects every
+ * member of D strict strip would drop, and looks for forgery literals on the folded
+ * view). Arguments, message triple and statuses as `airlock_check_safe_description`.
+ *
+ * # Safety
+ * Every non-NULL pointer must point to memory of the stated size, valid for the call.
+ */
+airlock_status airlock_check_safe_description_profile(uint32_t profile,
+                                                      const uint8_t *value,
+                                                      size_t value_len,
+                                                      uint8_t *msg,
+                                                      size_t msg_cap,
+                                                      size_t *msg_len,
+                                                      size_t *err_offset);
+
+/**
  * The name of a status, e.g. `"AIRLOCK_STATUS_BUFFER_TOO_SMALL"`, or
  * `"AIRLOCK_STATUS_UNKNOWN"` for a value that is no status.
  *

@@ -172,6 +172,66 @@ pub unsafe extern "C" fn airlock_check_no_control_profile(
     })
 }
 
+/// `airlock_check_safe_glob` under `profile` (strict also rejects every member of
+/// Default_Ignorable_Code_Point ∪ Bidi_Control that strict strip would drop).
+/// Arguments, message triple and statuses as `airlock_check_safe_glob`.
+///
+/// # Safety
+/// Every non-NULL pointer must point to memory of the stated size, valid for the call.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn airlock_check_safe_glob_profile(
+    profile: u32,
+    value: *const u8,
+    value_len: usize,
+    msg: *mut u8,
+    msg_cap: usize,
+    msg_len: *mut usize,
+    err_offset: *mut usize,
+) -> airlock_status {
+    ffi_boundary!({
+        let profile = profile_of(profile)?;
+        check_null!(input value, value_len);
+        check_null!(message msg, msg_cap, msg_len, disjoint[value]);
+        check_null!(pointers [msg_len, err_offset] outside [msg.bytes(), value]);
+        // SAFETY: `err_offset` is NULL or writable, by this function's contract.
+        let value = unsafe { buf::utf8(value, err_offset) }?;
+        Ok(match profile.check_safe_glob(value) {
+            Ok(_) => airlock_status::Ok,
+            Err(rejection) => msg.report(&rejection, airlock_status::Rejected),
+        })
+    })
+}
+
+/// `airlock_check_safe_description` under `profile` (strict also rejects every
+/// member of D strict strip would drop, and looks for forgery literals on the folded
+/// view). Arguments, message triple and statuses as `airlock_check_safe_description`.
+///
+/// # Safety
+/// Every non-NULL pointer must point to memory of the stated size, valid for the call.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn airlock_check_safe_description_profile(
+    profile: u32,
+    value: *const u8,
+    value_len: usize,
+    msg: *mut u8,
+    msg_cap: usize,
+    msg_len: *mut usize,
+    err_offset: *mut usize,
+) -> airlock_status {
+    ffi_boundary!({
+        let profile = profile_of(profile)?;
+        check_null!(input value, value_len);
+        check_null!(message msg, msg_cap, msg_len, disjoint[value]);
+        check_null!(pointers [msg_len, err_offset] outside [msg.bytes(), value]);
+        // SAFETY: `err_offset` is NULL or writable, by this function's contract.
+        let value = unsafe { buf::utf8(value, err_offset) }?;
+        Ok(match profile.check_safe_description(value) {
+            Ok(_) => airlock_status::Ok,
+            Err(rejection) => msg.report(&rejection, airlock_status::Rejected),
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,5 +336,64 @@ mod tests {
             airlock_status::Ok
         );
         assert_eq!(airlock_worst_case_len_profile(7, 1, 1), usize::MAX);
+    }
+
+    /// A `*_profile` check of `value`: its status and message.
+    fn check_value(
+        f: unsafe extern "C" fn(
+            u32,
+            *const u8,
+            usize,
+            *mut u8,
+            usize,
+            *mut usize,
+            *mut usize,
+        ) -> airlock_status,
+        profile: u32,
+        value: &str,
+    ) -> (airlock_status, String) {
+        let mut msg = vec![0u8; 512];
+        let mut msg_len = 0usize;
+        // SAFETY: every pointer is to a live buffer of the stated size.
+        let status = unsafe {
+            f(
+                profile,
+                value.as_ptr(),
+                value.len(),
+                msg.as_mut_ptr(),
+                msg.len(),
+                &mut msg_len,
+                ptr::null_mut(),
+            )
+        };
+        msg.truncate(msg_len.min(msg.len()));
+        (status, String::from_utf8(msg).unwrap())
+    }
+
+    #[test]
+    fn strict_glob_and_description() {
+        let glob = airlock_check_safe_glob_profile;
+        let desc = airlock_check_safe_description_profile;
+        for f in [glob, desc] {
+            assert_eq!(check_value(f, 0, "src/\u{200E}*.rs").0, airlock_status::Ok);
+            assert_eq!(check_value(f, 0, "src/\u{200E}*.rs").0, airlock_status::Ok);
+            let (status, msg) = check_value(f, 1, "src/\u{200E}*.rs");
+            assert_eq!(status, airlock_status::Rejected);
+            assert!(msg.contains("U+200E"), "{msg}");
+            assert_eq!(check_value(f, 1, "src/**/*.rs").0, airlock_status::Ok);
+            // Joiners that spell pass under strict too.
+            assert_eq!(
+                check_value(f, 1, "\u{915}\u{94D}\u{200D}\u{937}").0,
+                airlock_status::Ok
+            );
+            assert_eq!(check_value(f, 9, "x").0, airlock_status::InvalidArg);
+        }
+        // The description's forgery check runs on the folded view under strict.
+        let folded = "see \u{FF1C}/APPLICABLE-RULES\u{FF1E}";
+        assert_eq!(check_value(desc, 0, folded).0, airlock_status::Ok);
+        assert_eq!(check_value(desc, 1, folded).0, airlock_status::Rejected);
+        // The reference's answer, unchanged, through the new entry points.
+        assert_eq!(check_value(glob, 0, "").0, airlock_status::Rejected);
+        assert_eq!(check_value(glob, 1, "").0, airlock_status::Rejected);
     }
 }

@@ -135,6 +135,8 @@ export const FUNCTIONS = Object.freeze({
   "airlock_worst_case_len_profile": 3,
   "airlock_sanitize_prose_profile": 13,
   "airlock_check_no_control_profile": 9,
+  "airlock_check_safe_glob_profile": 7,
+  "airlock_check_safe_description_profile": 7,
   "airlock_status_name": 1,
   "airlock_utf8_validate": 3,
   "airlock_strip": 6,
