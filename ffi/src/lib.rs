@@ -72,7 +72,8 @@ pub use frontmatter::{
     airlock_meta_key_name, airlock_meta_kind, airlock_span,
 };
 pub use profile::{
-    airlock_check_no_control_profile, airlock_profile, airlock_sanitize_prose_profile,
+    airlock_check_no_control_profile, airlock_check_safe_description_profile,
+    airlock_check_safe_glob_profile, airlock_profile, airlock_sanitize_prose_profile,
     airlock_strip_profile, airlock_worst_case_len_profile,
 };
 pub use status::{airlock_status, airlock_status_name};
