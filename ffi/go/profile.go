@@ -80,3 +80,43 @@ func CheckNoControlProfile(value, field string, profile Profile) error {
 		return fail(op, st, errOffset)
 	}
 }
+
+// CheckSafeGlobProfile is CheckSafeGlob under profile (strict also rejects every
+// invisible strict would drop).
+func CheckSafeGlobProfile(value string, profile Profile) error {
+	return checkProfile("check safe glob", value, profile,
+		func(msg *C.uint8_t, msgCap C.size_t, msgLen, errOffset *C.size_t) C.airlock_status {
+			return C.airlock_check_safe_glob_profile(C.uint32_t(profile), strPtr(value),
+				sizeOf(len(value)), msg, msgCap, msgLen, errOffset)
+		})
+}
+
+// CheckSafeDescriptionProfile is CheckSafeDescription under profile (strict also
+// rejects every invisible strict would drop, and finds forgery literals on the
+// folded view).
+func CheckSafeDescriptionProfile(value string, profile Profile) error {
+	return checkProfile("check safe description", value, profile,
+		func(msg *C.uint8_t, msgCap C.size_t, msgLen, errOffset *C.size_t) C.airlock_status {
+			return C.airlock_check_safe_description_profile(C.uint32_t(profile), strPtr(value),
+				sizeOf(len(value)), msg, msgCap, msgLen, errOffset)
+		})
+}
+
+// checkProfile runs a one-value *_profile check: once to size the message, again
+// to read it on a rejection.
+func checkProfile(op, value string, profile Profile,
+	call func(msg *C.uint8_t, msgCap C.size_t, msgLen, errOffset *C.size_t) C.airlock_status) error {
+	var msgLen, errOffset C.size_t
+	st := call(nil, 0, &msgLen, &errOffset)
+	switch Status(st) {
+	case StatusOK:
+		return nil
+	case StatusRejected:
+		return message(op, st, msgLen,
+			func(msg *C.uint8_t, msgCap C.size_t, ml *C.size_t) C.airlock_status {
+				return call(msg, msgCap, ml, nil)
+			})
+	default:
+		return fail(op, st, errOffset)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 
 	"airlock.invalid/airlock"
@@ -90,5 +91,41 @@ func TestProfileIsPerCall(t *testing.T) {
 	}
 	if _, err := airlock.StripInvisiblesProfile("x", airlock.Profile(9)); err == nil {
 		t.Fatal("unknown profile accepted")
+	}
+}
+
+func TestStrictGlobAndDescription(t *testing.T) {
+	checks := map[string]func(string, airlock.Profile) error{
+		"glob":        airlock.CheckSafeGlobProfile,
+		"description": airlock.CheckSafeDescriptionProfile,
+	}
+	for name, check := range checks {
+		if err := check("src/\u200e*.rs", airlock.ProfileReference); err != nil {
+			t.Errorf("%s reference: %v", name, err)
+		}
+		err := check("src/\u200e*.rs", airlock.ProfileStrict)
+		if err == nil || !strings.Contains(err.Error(), "U+200E") {
+			t.Errorf("%s strict: %v", name, err)
+		}
+		if err := check("\u0915\u094d\u200d\u0937", airlock.ProfileStrict); err != nil {
+			t.Errorf("%s strict conjunct: %v", name, err)
+		}
+		if err := check("x", airlock.Profile(9)); err == nil {
+			t.Errorf("%s: unknown profile accepted", name)
+		}
+	}
+	// The strict description finds forgery literals on the folded view.
+	folded := "see \uff1c/APPLICABLE-RULES\uff1e"
+	if err := airlock.CheckSafeDescriptionProfile(folded, airlock.ProfileReference); err != nil {
+		t.Errorf("reference folded: %v", err)
+	}
+	if err := airlock.CheckSafeDescriptionProfile(folded, airlock.ProfileStrict); err == nil {
+		t.Error("strict folded literal accepted")
+	}
+	// The reference messages through the profile entry points.
+	ref := airlock.CheckSafeGlob("")
+	got := airlock.CheckSafeGlobProfile("", airlock.ProfileReference)
+	if ref == nil || got == nil || ref.Error() != got.Error() {
+		t.Errorf("reference glob: %v vs %v", ref, got)
 	}
 }
