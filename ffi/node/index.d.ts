@@ -103,9 +103,9 @@ export declare function assertMachineToken(value: unknown, options: MachineToken
 /** Returns `value` when it is a string without controls or dangerous invisibles; throws `Error` otherwise. */
 export declare function assertNoControlChars(value: unknown, field: string, options?: ProfileOptions): string;
 /** Returns `value` when it is a safe one-line description of at most 512 bytes; throws `Error` otherwise. */
-export declare function assertSafeDescription(value: unknown): string;
+export declare function assertSafeDescription(value: unknown, options?: ProfileOptions): string;
 /** Returns `glob` when it cannot break out of the renderer's quoting; throws `Error` otherwise. */
-export declare function assertSafeGlob(glob: unknown): string;
+export declare function assertSafeGlob(glob: unknown, options?: ProfileOptions): string;
 /** Throws `Error` when `text` contains a delivery-wrapper literal (ASCII-case-insensitively). */
 export declare function assertNoWrapperForgery(text: unknown, field: string): void;
 /** `rule-loader.mjs`'s parser. Throws `Error('Malformed frontmatter line: "…"')` on a malformed line, and the reference's `TypeError` for a value without a `split` method. */

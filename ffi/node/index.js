@@ -47,12 +47,12 @@ export function assertNoControlChars(value, field, options) {
   return (instance ?? defaultAirlock()).assertNoControlChars(value, field, options);
 }
 
-export function assertSafeDescription(value) {
-  return (instance ?? defaultAirlock()).assertSafeDescription(value);
+export function assertSafeDescription(value, options) {
+  return (instance ?? defaultAirlock()).assertSafeDescription(value, options);
 }
 
-export function assertSafeGlob(glob) {
-  return (instance ?? defaultAirlock()).assertSafeGlob(glob);
+export function assertSafeGlob(glob, options) {
+  return (instance ?? defaultAirlock()).assertSafeGlob(glob, options);
 }
 
 export function assertNoWrapperForgery(text, field) {

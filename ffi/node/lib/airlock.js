@@ -212,6 +212,12 @@ function declare(lib) {
     safeGlob: f(
       'uint32_t airlock_check_safe_glob(const void *value, size_t value_len, void *msg, size_t msg_cap, void *msg_len, void *err_offset)',
     ),
+    safeDescriptionProfile: f(
+      'uint32_t airlock_check_safe_description_profile(uint32_t profile, const void *value, size_t value_len, void *msg, size_t msg_cap, void *msg_len, void *err_offset)',
+    ),
+    safeGlobProfile: f(
+      'uint32_t airlock_check_safe_glob_profile(uint32_t profile, const void *value, size_t value_len, void *msg, size_t msg_cap, void *msg_len, void *err_offset)',
+    ),
     noForgery: f(
       'uint32_t airlock_check_no_forgery(const void *text, size_t text_len, const void *field, size_t field_len, void *msg, size_t msg_cap, void *msg_len, void *err_offset)',
     ),
@@ -446,8 +452,10 @@ export function createAirlock(options = {}) {
   }
 
   /**
-   * Strict sanitize (lone surrogates are read as U+FFFD, as every layer but the
-   * reference's JavaScript reads them): the result string, or throws the rejection.
+   * Strict sanitize (lone surrogates are read as U+FFFD, as every other layer reads
+   * them, and stay U+FFFD in the result: no pre-pass, so halves never pair across
+   * what strict removes; README "strict profile"): the result string, or throws the
+   * rejection.
    */
   function sanitizeStrict(str, field, maxBytes) {
     if (!(typeof maxBytes === 'number' && Number.isSafeInteger(maxBytes) && maxBytes >= 0)) {
@@ -681,10 +689,15 @@ export function createAirlock(options = {}) {
     return value;
   }
 
-  function assertSafeDescription(value) {
+  function assertSafeDescription(value, options) {
     if (typeof value !== 'string') throw rejection('description', 'must be a string', value);
+    const profile = profileOf(options);
     encode(value);
     try {
+      if (profile === ENUMS.PROFILE.STRICT) {
+        check((m, mc, ml, eo) => c.safeDescriptionProfile(profile, inP, inLen, m, mc, ml, eo), 'description', value);
+        return value;
+      }
       check((m, mc, ml, eo) => c.safeDescription(inP, inLen, m, mc, ml, eo), 'description', value);
     } finally {
       release();
@@ -692,12 +705,17 @@ export function createAirlock(options = {}) {
     return value;
   }
 
-  function assertSafeGlob(glob) {
+  function assertSafeGlob(glob, options) {
     if (typeof glob !== 'string' || glob === '') {
       throw rejection('globs[]', 'must be a non-empty string', glob);
     }
+    const profile = profileOf(options);
     encode(glob);
     try {
+      if (profile === ENUMS.PROFILE.STRICT) {
+        check((m, mc, ml, eo) => c.safeGlobProfile(profile, inP, inLen, m, mc, ml, eo), 'globs[]', glob);
+        return glob;
+      }
       check((m, mc, ml, eo) => c.safeGlob(inP, inLen, m, mc, ml, eo), 'globs[]', glob);
     } finally {
       release();
