@@ -205,3 +205,24 @@ fn scan_fix_strict_applies_strict_strip() {
             .all(|f| !f["kind"].as_str().unwrap().starts_with("strict-"))
     );
 }
+
+#[test]
+fn check_glob_and_description_under_strict() {
+    for kind in ["glob", "description"] {
+        let lrm = "src/\u{200E}*.rs";
+        assert_eq!(scan(&["check", kind, lrm], "").0, 0);
+        let (code, _, err) = scan(&["check", kind, "--profile", "strict", lrm], "");
+        assert_eq!(code, 1);
+        assert!(err.contains("U+200E"), "{err}");
+        let conjunct = "\u{915}\u{94D}\u{200D}\u{937}";
+        assert_eq!(
+            scan(&["check", kind, "--profile", "strict", conjunct], "").0,
+            0
+        );
+    }
+    let folded = "see \u{FF1C}/APPLICABLE-RULES\u{FF1E}";
+    assert_eq!(scan(&["check", "description", folded], "").0, 0);
+    let (code, _, err) = scan(&["check", "description", "--profile", "strict", folded], "");
+    assert_eq!(code, 1);
+    assert!(err.contains("delivery-wrapper literal"), "{err}");
+}
