@@ -78,9 +78,6 @@ pub struct StrictFinding<'t> {
     pub pattern: Option<&'static str>,
 }
 
-/// Patterns longer than this (folded bytes) are never looked for.
-const WINDOW: usize = 128;
-
 /// Counts lines and columns up to increasing byte offsets.
 struct Lines<'t> {
     text: &'t str,
@@ -109,65 +106,80 @@ impl Lines<'_> {
     }
 }
 
-/// The patterns looked for, with what each is.
-struct Patterns<'s> {
-    literals: &'s LiteralSet<'s>,
+/// Most patterns looked for: the literals, the markers, the fixed tokens, `<!--`.
+const MAX_PATTERNS: usize = crate::forgery::MAX_LITERALS
+    .saturating_add(ENVELOPE_MARKERS.len())
+    .saturating_add(SPECIAL_TOKENS.len())
+    .saturating_add(1);
+
+/// A pattern: its bytes, its spelling in reports (empty: a literal, reported as
+/// written), what it is.
+#[derive(Clone, Copy)]
+struct Pattern<'p> {
+    bytes: &'p [u8],
+    spelling: &'static str,
+    kind: StrictKind,
 }
 
-impl Patterns<'_> {
-    fn each(&self, mut f: impl FnMut(&'static str, &str, StrictKind) -> bool) {
-        for &l in self.literals.literals() {
-            if f("", l, StrictKind::ForgeryLiteral) {
-                return;
-            }
-        }
-        for m in ENVELOPE_MARKERS {
-            if f(m, m, StrictKind::EnvelopeMarker) {
-                return;
-            }
-        }
-        for t in SPECIAL_TOKENS {
-            if f(t, t, StrictKind::SpecialToken) {
-                return;
-            }
-        }
-        let _ = f("<!--", "<!--", StrictKind::HiddenComment);
-    }
-}
-
-/// The folded view of `text` from byte `from`: up to [`WINDOW`] bytes, each with the
-/// raw end of the code point whose fold gave it; stops at a barrier.
-struct Folded {
-    bytes: [u8; WINDOW],
-    ends: [usize; WINDOW],
+/// The patterns looked for.
+struct Patterns<'p> {
+    list: [Pattern<'p>; MAX_PATTERNS],
     len: usize,
 }
 
-fn fold_window(text: &str, from: usize) -> Folded {
-    let mut w = Folded {
-        bytes: [0; WINDOW],
-        ends: [0; WINDOW],
-        len: 0,
-    };
-    let rest = text.get(from..).unwrap_or_default();
-    'outer: for (k, c) in rest.char_indices() {
-        let end = from.saturating_add(k).saturating_add(c.len_utf8());
-        let fold = if is_control(c) && !matches!(c, '\t' | '\n') {
-            Some("")
-        } else {
-            fold_of(c)
+impl<'p> Patterns<'p> {
+    fn new(literals: &'p LiteralSet<'_>) -> Patterns<'p> {
+        let empty = Pattern {
+            bytes: &[],
+            spelling: "",
+            kind: StrictKind::HiddenComment,
         };
-        let Some(fold) = fold else { break };
-        for b in fold.bytes() {
-            let (Some(slot), Some(e)) = (w.bytes.get_mut(w.len), w.ends.get_mut(w.len)) else {
-                break 'outer;
-            };
-            *slot = b.to_ascii_lowercase();
-            *e = end;
-            w.len = w.len.saturating_add(1);
+        let mut p = Patterns {
+            list: [empty; MAX_PATTERNS],
+            len: 0,
+        };
+        let literals = literals
+            .literals()
+            .iter()
+            .map(|l| (l.as_bytes(), "", StrictKind::ForgeryLiteral));
+        let markers = ENVELOPE_MARKERS
+            .iter()
+            .map(|&m| (m.as_bytes(), m, StrictKind::EnvelopeMarker));
+        let tokens = SPECIAL_TOKENS
+            .iter()
+            .map(|&t| (t.as_bytes(), t, StrictKind::SpecialToken));
+        let comment = core::iter::once(("<!--".as_bytes(), "<!--", StrictKind::HiddenComment));
+        for (bytes, spelling, kind) in literals.chain(markers).chain(tokens).chain(comment) {
+            if let Some(slot) = p.list.get_mut(p.len)
+                && !bytes.is_empty()
+            {
+                *slot = Pattern {
+                    bytes,
+                    spelling,
+                    kind,
+                };
+                p.len = p.len.saturating_add(1);
+            }
         }
+        p
     }
-    w
+
+    fn all(&self) -> &[Pattern<'p>] {
+        self.list.get(..self.len).unwrap_or_default()
+    }
+}
+
+/// The fold of `c` as matching sees it: controls (but TAB and LF) fold to nothing, as
+/// sanitize removes them first; `None` is a barrier.
+fn fold_bytes(c: char, one: &mut [u8; 1]) -> Option<&[u8]> {
+    if is_control(c) && !matches!(c, '\t' | '\n') {
+        return Some(&[]);
+    }
+    if c.is_ascii() {
+        *one = [(c as u8).to_ascii_lowercase()];
+        return Some(one.as_slice());
+    }
+    fold_of(c).map(str::as_bytes)
 }
 
 /// The raw end of a generic token `<|name|>` starting at `from` (whose fold starts
@@ -229,31 +241,47 @@ fn generic_token_end(text: &str, from: usize) -> Option<usize> {
     None
 }
 
-/// The pattern matching at `from`, if any: its kind, spelling and raw end.
+/// The pattern matching at `from`, if any: its kind, spelling and raw end. Walks the
+/// folded view only while some pattern still matches it.
 fn pattern_at(
     text: &str,
     from: usize,
     patterns: &Patterns<'_>,
 ) -> Option<(StrictKind, &'static str, usize)> {
-    let w = fold_window(text, from);
-    let view = w.bytes.get(..w.len).unwrap_or_default();
-    let mut hit = None;
-    patterns.each(|spelling, p, kind| {
-        let p = p.as_bytes();
-        let matched =
-            view.len() >= p.len() && view.iter().zip(p).all(|(a, b)| a.eq_ignore_ascii_case(b));
-        if matched {
-            let end = p.len().checked_sub(1).and_then(|k| w.ends.get(k)).copied();
-            if let Some(end) = end {
-                hit = Some((kind, spelling, end));
+    let all = patterns.all();
+    // Bit `j`: pattern `j` matches the folded bytes so far.
+    let mut alive: u32 = u32::MAX
+        .checked_shr(32u32.saturating_sub(all.len() as u32))
+        .unwrap_or(0);
+    let mut k = 0usize;
+    let mut one = [0u8; 1];
+    let rest = text.get(from..).unwrap_or_default();
+    'walk: for (off, c) in rest.char_indices() {
+        let end = from.saturating_add(off).saturating_add(c.len_utf8());
+        let Some(fold) = fold_bytes(c, &mut one) else {
+            break;
+        };
+        for &b in fold {
+            for (j, p) in all.iter().enumerate() {
+                let bit = 1u32.checked_shl(j as u32).unwrap_or(0);
+                if alive & bit != 0 && !p.bytes.get(k).is_some_and(|q| q.eq_ignore_ascii_case(&b)) {
+                    alive &= !bit;
+                }
+            }
+            k = k.saturating_add(1);
+            if alive == 0 {
+                break 'walk;
+            }
+            // Prefix-free: a pattern complete here is the match.
+            for (j, p) in all.iter().enumerate() {
+                let bit = 1u32.checked_shl(j as u32).unwrap_or(0);
+                if alive & bit != 0 && p.bytes.len() == k {
+                    return Some((p.kind, p.spelling, end));
+                }
             }
         }
-        matched
-    });
-    if hit.is_none() && view.starts_with(b"<|") {
-        hit = generic_token_end(text, from).map(|end| (StrictKind::SpecialToken, "<|…|>", end));
     }
-    hit
+    generic_token_end(text, from).map(|end| (StrictKind::SpecialToken, "<|…|>", end))
 }
 
 /// Where `run` (a run strict strip kept) starts in `text`, looked for from `cursor`.
@@ -384,16 +412,15 @@ pub fn strict_findings<'t, E>(
     literals: &LiteralSet<'_>,
     report: impl FnMut(&StrictFinding<'t>) -> Result<(), E>,
 ) -> Result<u64, E> {
-    let patterns = Patterns { literals };
+    let patterns = Patterns::new(literals);
     let mut firsts = [false; 256];
-    patterns.each(|_, p, _| {
-        if let Some(b) = p.bytes().next()
+    for p in patterns.all() {
+        if let Some(&b) = p.bytes.first()
             && let Some(slot) = firsts.get_mut(usize::from(b.to_ascii_lowercase()))
         {
             *slot = true;
         }
-        false
-    });
+    }
     let mut walk = Walk {
         text,
         lines: Lines {
