@@ -546,4 +546,35 @@ mod tests {
             );
         }
     }
+
+    /// Every strip vector: the stripped kinds cover exactly the bytes strict strip
+    /// removes, and the kept bytes, in order, are strip's output.
+    #[test]
+    fn stripped_kinds_are_what_strip_removes_on_every_strip_vector() {
+        let vectors = include_str!("../../../tests/conformance/strict-vectors.jsonl");
+        let mut ran = 0;
+        for line in vectors.lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            if v["fn"] != "stripDangerousInvisibles" {
+                continue;
+            }
+            let text = v["args"][0].as_str().unwrap();
+            let mut kept = std::string::String::new();
+            let mut at = 0usize;
+            strict_findings(text, &LiteralSet::DEFAULT, |f| {
+                if matches!(f.kind, StrictKind::Dropped | StrictKind::EscapeSequence) {
+                    let start = f.pos.byte as usize;
+                    assert!(start >= at, "{line}");
+                    kept.push_str(&text[at..start]);
+                    at = start + f.text.len();
+                }
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+            kept.push_str(&text[at..]);
+            assert_eq!(kept, v["ok"].as_str().unwrap(), "{line}");
+            ran += 1;
+        }
+        assert!(ran > 5000, "{ran}");
+    }
 }
