@@ -46,8 +46,9 @@ ffi/go/test.sh
 step "real Claude Code end to end: pinned npm builds, mock API, the hooks (skipped loudly without the packages)"
 tests/claude/run.sh
 
-step "throughput ratio gate (quick, ~10 s; ratios measured interleaved in one run)"
+step "throughput ratio gate (quick, a few s; interleaved, thread CPU time, floors per backend)"
 cargo run --release --locked -p airlock-benches --bin gate -- --quick
+cargo run --release --locked -p airlock-benches --bin gate -- --quick --portable
 
 step "fuzz smoke: every target a few seconds (nightly cargo-fuzz; skipped loudly without nightly)"
 fuzz/smoke.sh 3

@@ -625,6 +625,58 @@ pub fn naive_sanitize(
     Ok(())
 }
 
+/// The clock the gate times samples with: the calling thread's CPU time where the
+/// platform has one (a thread waiting for a core on a busy machine is not running,
+/// so a wall clock would charge the wait to whichever side was sampled then), else
+/// the monotonic wall clock.
+#[derive(Clone, Copy, Debug)]
+pub struct ThreadClock {
+    #[cfg_attr(unix, allow(dead_code))]
+    wall: std::time::Instant,
+}
+
+/// A reading of a [`ThreadClock`], in seconds.
+#[derive(Clone, Copy, Debug)]
+pub struct Reading(f64);
+
+impl Default for ThreadClock {
+    fn default() -> Self {
+        ThreadClock::new()
+    }
+}
+
+impl ThreadClock {
+    /// A clock for the calling thread.
+    pub fn new() -> Self {
+        ThreadClock {
+            wall: std::time::Instant::now(),
+        }
+    }
+
+    /// What the clock measures, for reports.
+    pub const fn name(&self) -> &'static str {
+        if cfg!(unix) { "thread CPU" } else { "wall" }
+    }
+
+    /// Now.
+    pub fn now(&self) -> Reading {
+        #[cfg(unix)]
+        {
+            let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+            Reading(t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9)
+        }
+        #[cfg(not(unix))]
+        {
+            Reading(self.wall.elapsed().as_secs_f64())
+        }
+    }
+
+    /// Seconds since `start`.
+    pub fn since(&self, start: Reading) -> f64 {
+        self.now().0 - start.0
+    }
+}
+
 /// The default literal set, for benches that want it explicitly.
 pub const LITERALS: LiteralSet<'static> = LiteralSet::DEFAULT;
 

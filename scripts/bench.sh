@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The bench command (issue 17): reports every ratio against its ambitious target and
+# never fails; the test command gates the floors (scripts/test-all.sh). Each section
+# prints what BENCHMARKS.md's end-to-end table records.
+#   scripts/bench.sh [gate]...   (default: all)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sections=("$@")
+[ "${#sections[@]}" -gt 0 ] || sections=(gate)
+for section in "${sections[@]}"; do
+  case "$section" in
+    gate)
+      printf '\n==> core ratios, full rounds, against targets (SIMD, then portable)\n'
+      cargo run --release --locked -q -p airlock-benches --bin gate -- --report
+      cargo run --release --locked -q -p airlock-benches --bin gate -- --report --portable
+      ;;
+    *) echo "bench.sh: unknown section $section" >&2; exit 2 ;;
+  esac
+done
