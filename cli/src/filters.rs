@@ -15,7 +15,7 @@ use airlock_core::{
 use clap::{Args, ValueEnum};
 
 use crate::Outcome;
-use crate::io::{self, Error, Input, Result, TextChunks};
+use crate::io::{self, Error, Input, RawChunks, Result, TextChunks};
 use crate::json;
 
 /// The containment profile of a command (`docs/PROFILE-STRICT.md`).
@@ -152,7 +152,8 @@ type Sanitized = std::result::Result<String, String>;
 /// While the input is no longer than the stream buffer would be, it is kept and
 /// sanitized in one shot at the end; past that, a [`ProseStream`] with a buffer of
 /// [`stream_buffer_len`] takes over. Memory is thus bounded by both the input seen
-/// and the cap, never the cap up front.
+/// and the cap, never the cap up front. Each byte is validated once: by core's
+/// validator in one shot, or by the stream's decoder.
 fn sanitize_input(
     input: &Input,
     field: &str,
@@ -162,19 +163,20 @@ fn sanitize_input(
     if profile == Profile::Strict {
         return sanitize_strict(input, field, max_bytes);
     }
-    let mut chunks = TextChunks::open(input)?;
+    let mut chunks = RawChunks::open(input)?;
     let stream_len = stream_buffer_len(max_bytes);
-    let mut pending = String::new();
+    let mut pending = Vec::new();
     loop {
-        let Some(piece) = chunks.next_piece()? else {
-            let mut out = vec![0u8; worst_case_len(pending.len(), max_bytes)];
-            return match sanitize_prose(&pending, field, max_bytes, &mut out) {
+        let Some(chunk) = chunks.next_chunk()? else {
+            let text = io::text_of(&pending, &input.name())?;
+            let mut out = vec![0u8; worst_case_len(text.len(), max_bytes)];
+            return match sanitize_prose(text, field, max_bytes, &mut out) {
                 Ok(prose) => Ok(Ok(prose.text.to_owned())),
                 Err(ProseError::Rejected(r)) => Ok(Err(r.to_string())),
                 Err(e) => Err(Error::Other(e.to_string())),
             };
         };
-        pending.push_str(piece);
+        pending.extend_from_slice(chunk);
         if pending.len() > stream_len {
             break;
         }
@@ -182,16 +184,28 @@ fn sanitize_input(
     let mut buf = vec![0u8; stream_len];
     let mut stream = ProseStream::new(field, max_bytes, &LiteralSet::DEFAULT, &mut buf)
         .map_err(|e| Error::Other(e.to_string()))?;
-    let stream_error = |e: StreamError<'_>| Error::Other(e.to_string());
-    stream.feed(pending.as_bytes()).map_err(stream_error)?;
+    stream
+        .feed(&pending)
+        .map_err(|e| stream_error(&chunks, e))?;
     drop(pending);
-    while let Some(piece) = chunks.next_piece()? {
-        stream.feed(piece.as_bytes()).map_err(stream_error)?;
+    while let Some(chunk) = chunks.next_chunk()? {
+        // Copied out of the borrow of `chunks` only on the error path.
+        if let Err(e) = stream.feed(chunk) {
+            return Err(stream_error(&chunks, e));
+        }
     }
     match stream.finish() {
         Ok(prose) => Ok(Ok(prose.text.to_owned())),
         Err(StreamError::Rejected(r)) => Ok(Err(r.to_string())),
-        Err(e) => Err(stream_error(e)),
+        Err(e) => Err(stream_error(&chunks, e)),
+    }
+}
+
+/// A stream's error as the command's: invalid UTF-8 names the input and offset.
+fn stream_error(chunks: &RawChunks, e: StreamError<'_>) -> Error {
+    match e {
+        StreamError::Utf8(e) => chunks.utf8_error(e.offset()),
+        e => Error::Other(e.to_string()),
     }
 }
 
@@ -238,27 +252,27 @@ pub(crate) fn wrap(args: &ProseArgs) -> Result<Outcome> {
     }
 }
 
-/// `airlock strip`: streams, writing each clean run as it comes.
+/// `airlock strip`: streams, writing each chunk's clean runs once the chunk is
+/// known to be UTF-8 (core's stream decoder validates each byte once), so nothing
+/// of a chunk holding invalid UTF-8 is written.
 pub(crate) fn strip(args: &StripArgs) -> Result<Outcome> {
     let input = Input::from_arg(args.file.as_deref());
     if let ProfileArg::Strict = args.profile {
         return strip_strict(&input);
     }
-    let mut chunks = TextChunks::open(&input)?;
+    let mut chunks = RawChunks::open(&input)?;
     let mut stream = StripStream::new();
-    let mut out = io::stdout();
-    while let Some(piece) = chunks.next_piece()? {
-        let mut written = Ok(());
-        stream
-            .feed(piece.as_bytes(), |run| {
-                if written.is_ok() {
-                    written = out.write_all(run.as_bytes());
-                }
-            })
-            .map_err(|e| Error::Other(e.to_string()))?;
-        written?;
+    let mut kept = Vec::with_capacity(io::RAW_CHUNK);
+    let mut out = std::io::stdout().lock();
+    while let Some(chunk) = chunks.next_chunk()? {
+        kept.clear();
+        let fed = stream.feed(chunk, |run| kept.extend_from_slice(run.as_bytes()));
+        if let Err(e) = fed {
+            return Err(chunks.utf8_error(e.offset()));
+        }
+        out.write_all(&kept)?;
     }
-    stream.finish().map_err(|e| Error::Other(e.to_string()))?;
+    stream.finish().map_err(|e| chunks.utf8_error(e.offset()))?;
     out.flush()?;
     Ok(Outcome::Success)
 }
@@ -327,7 +341,8 @@ pub(crate) fn truncate(args: &TruncateArgs) -> Result<Outcome> {
 /// `airlock fence`: the token of the input's exact bytes.
 pub(crate) fn fence(args: &FileArg) -> Result<Outcome> {
     let input = Input::from_arg(args.file.as_deref());
-    let text = input.read_text()?;
+    let bytes = input.read_bytes()?;
+    let text = io::text_of(&bytes, &input.name())?;
     io::print(&format!("{}\n", fence_token(text.as_bytes())))?;
     Ok(Outcome::Success)
 }

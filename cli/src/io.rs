@@ -1,8 +1,11 @@
 //! Inputs, outputs and the errors every command shares.
 //!
-//! Input is read in [`CHUNK`]-byte chunks and validated as UTF-8 (with `simdutf8`)
-//! before any of it reaches a command, so a command only ever sees whole code
+//! Input is read in [`CHUNK`]-byte chunks and validated as UTF-8 once, by core's
+//! chunk decoder ([`airlock_core::utf8::validate_chunk`], SIMD where the CPU has
+//! it), before any of it reaches a command, so a command only ever sees whole code
 //! points and never writes anything derived from a chunk that holds invalid UTF-8.
+//! Commands that feed one of core's streams read raw chunks ([`RawChunks`]) and let
+//! the stream's decoder (the same code) validate them.
 
 use std::fmt;
 use std::fs::File;
@@ -11,6 +14,10 @@ use std::path::{Path, PathBuf};
 
 /// Bytes read at a time.
 pub(crate) const CHUNK: usize = 64 * 1024;
+
+/// Bytes read at a time by the raw readers that feed core's streams: larger reads,
+/// fewer system calls, still well inside the L2 cache.
+pub(crate) const RAW_CHUNK: usize = 256 * 1024;
 
 /// Why a command could not do its work (exit 2).
 #[derive(Debug)]
@@ -101,30 +108,98 @@ impl Input {
 
     /// The whole input as text (for commands that need all of it at once).
     pub(crate) fn read_text(&self) -> Result<String> {
+        into_text(self.read_bytes()?, &self.name())
+    }
+
+    /// The whole input's bytes, unvalidated.
+    pub(crate) fn read_bytes(&self) -> Result<Vec<u8>> {
         let mut bytes = Vec::new();
         self.open()?
             .read_to_end(&mut bytes)
             .map_err(|e| self.read_error(e))?;
-        into_text(bytes, &self.name())
+        Ok(bytes)
     }
 }
 
-/// `bytes` as a `String`, or the offset of the first invalid sequence.
+/// `bytes` as a `String`, or the offset of the first invalid sequence. One pass:
+/// std's validator (an owned `String` cannot take core's verdict without `unsafe`);
+/// for small inputs (values, rule files). Large inputs borrow with [`text_of`].
 pub(crate) fn into_text(bytes: Vec<u8>, name: &str) -> Result<String> {
-    // The SIMD validator answers the common (valid) case; the exact offset of an
-    // error comes from the slower compatible one.
-    if simdutf8::basic::from_utf8(&bytes).is_err() {
-        let offset = simdutf8::compat::from_utf8(&bytes)
-            .err()
-            .map_or(0, |e| e.valid_up_to());
-        return Err(Error::Utf8 {
-            name: name.to_owned(),
-            offset: offset as u64,
-        });
-    }
     String::from_utf8(bytes).map_err(|e| Error::Utf8 {
         name: name.to_owned(),
         offset: e.utf8_error().valid_up_to() as u64,
+    })
+}
+
+/// `bytes` as text, validated once by core (SIMD where the CPU has it).
+pub(crate) fn text_of<'b>(bytes: &'b [u8], name: &str) -> Result<&'b str> {
+    airlock_core::utf8::validate(bytes).map_err(|e| Error::Utf8 {
+        name: name.to_owned(),
+        offset: e.offset() as u64,
+    })
+}
+
+/// Reads an input in raw chunks (for core's streams, which validate as they go).
+pub(crate) struct RawChunks {
+    input: Input,
+    reader: Box<dyn Read>,
+    buf: Box<[u8]>,
+}
+
+impl RawChunks {
+    /// Opens `input`.
+    pub(crate) fn open(input: &Input) -> Result<RawChunks> {
+        Ok(RawChunks {
+            input: input.clone(),
+            reader: input.open()?,
+            buf: vec![0u8; RAW_CHUNK].into_boxed_slice(),
+        })
+    }
+
+    /// The next chunk (never empty), or `None` at the end of the input. Fills the
+    /// buffer unless the input ends first, so chunks are large even from a pipe.
+    pub(crate) fn next_chunk(&mut self) -> Result<Option<&[u8]>> {
+        let len =
+            fill(&mut *self.reader, &mut self.buf, 0).map_err(|e| self.input.read_error(e))?;
+        Ok(self.buf.get(..len.filled).filter(|c| !c.is_empty()))
+    }
+
+    /// A UTF-8 error at stream offset `offset` of this input.
+    pub(crate) fn utf8_error(&self, offset: usize) -> Error {
+        Error::Utf8 {
+            name: self.input.name(),
+            offset: offset as u64,
+        }
+    }
+}
+
+/// How far [`fill`] got.
+struct Filled {
+    /// Bytes of the buffer holding data.
+    filled: usize,
+    /// The input ended.
+    eof: bool,
+}
+
+/// Reads into `buf[from..]` until it is full or the input ends.
+fn fill(reader: &mut dyn Read, buf: &mut [u8], from: usize) -> io::Result<Filled> {
+    let mut end = from;
+    while let Some(dst) = buf.get_mut(end..).filter(|d| !d.is_empty()) {
+        match reader.read(dst) {
+            Ok(0) => {
+                return Ok(Filled {
+                    filled: end,
+                    eof: true,
+                });
+            }
+            Ok(n) => end = end.saturating_add(n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(Filled {
+        filled: end,
+        eof: false,
     })
 }
 
@@ -167,57 +242,42 @@ impl TextChunks {
 
     /// The next piece of text (never empty), or `None` at the end of the input.
     pub(crate) fn next_piece(&mut self) -> Result<Option<&str>> {
-        loop {
-            // Move the carried incomplete code point (at most 3 bytes) to the front.
-            let carried = self.end.saturating_sub(self.start);
-            self.buf.copy_within(self.start..self.end, 0);
-            self.start = 0;
-            self.end = carried;
-            if self.eof {
-                if carried > 0 {
-                    return Err(self.utf8_error(0));
-                }
-                return Ok(None);
+        // Move the carried incomplete code point (at most 3 bytes) to the front.
+        let carried = self.end.saturating_sub(self.start);
+        self.buf.copy_within(self.start..self.end, 0);
+        self.start = 0;
+        self.end = carried;
+        if self.eof {
+            if carried > 0 {
+                return Err(self.utf8_error(0));
             }
-            self.fill()?;
-            let data = self.buf.get(..self.end).unwrap_or_default();
-            let valid = match simdutf8::basic::from_utf8(data) {
-                Ok(_) => data.len(),
-                Err(_) => match simdutf8::compat::from_utf8(data) {
-                    Ok(_) => data.len(),
-                    // An incomplete sequence at the very end waits for the next read.
-                    Err(e) if e.error_len().is_none() && !self.eof => e.valid_up_to(),
-                    Err(e) => return Err(self.utf8_error(e.valid_up_to())),
-                },
-            };
-            if valid == 0 {
-                continue;
-            }
-            self.start = valid;
-            self.offset = self.offset.saturating_add(valid as u64);
-            let piece = self.buf.get(..valid).unwrap_or_default();
-            // Validated just above.
-            return Ok(std::str::from_utf8(piece).ok());
+            return Ok(None);
         }
-    }
-
-    /// Reads until the buffer is full or the input ends.
-    fn fill(&mut self) -> Result<()> {
-        while self.end < self.buf.len() {
-            let Some(dst) = self.buf.get_mut(self.end..) else {
-                break;
-            };
-            match self.reader.read(dst) {
-                Ok(0) => {
-                    self.eof = true;
-                    break;
-                }
-                Ok(n) => self.end = self.end.saturating_add(n),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(self.input.read_error(e)),
+        let filled = fill(&mut *self.reader, &mut self.buf, self.end)
+            .map_err(|e| self.input.read_error(e))?;
+        self.end = filled.filled;
+        self.eof = filled.eof;
+        let data = self.buf.get(..self.end).unwrap_or_default();
+        // Core's chunk decoder: whole code points, each byte validated once; an
+        // incomplete code point at the very end waits for the next read. Unless the
+        // input ended, the buffer is full (more than 3 bytes), so the piece is empty
+        // only at the end of the input.
+        match airlock_core::utf8::validate_chunk(data) {
+            Ok(piece) if self.eof && piece.len() < data.len() => {
+                let at = piece.len();
+                Err(self.utf8_error(at))
+            }
+            Ok("") => Ok(None),
+            Ok(piece) => {
+                self.start = piece.len();
+                self.offset = self.offset.saturating_add(piece.len() as u64);
+                Ok(Some(piece))
+            }
+            Err(e) => {
+                let at = e.offset();
+                Err(self.utf8_error(at))
             }
         }
-        Ok(())
     }
 
     fn utf8_error(&self, at: usize) -> Error {

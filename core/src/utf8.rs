@@ -37,14 +37,42 @@ pub fn validate_on(backend: crate::Backend, bytes: &[u8]) -> Result<&str, Utf8Er
     })
 }
 
+/// The chunk step of [`Utf8Stream`], for readers that carry an incomplete end
+/// themselves: `bytes` as text up to an incomplete code point at its end (at most
+/// three bytes, left out), or the offset of the first invalid sequence. Validates
+/// with SIMD where the CPU has it; each byte once.
+pub fn validate_chunk(bytes: &[u8]) -> Result<&str, Utf8Error> {
+    let head = bytes.get(..complete_len(bytes)).unwrap_or_default();
+    validate(head)
+}
+
 /// Decodes a stream of byte chunks into whole-code-point text pieces. A code point
-/// split across chunks is carried (at most three bytes) until it completes.
+/// split across chunks is carried (at most three bytes) until it completes. Each
+/// byte is validated once: a chunk's whole code points by the SIMD validator where
+/// the CPU has one, a carried code point on its own when it completes.
 #[derive(Clone, Debug, Default)]
 pub struct Utf8Stream {
     carry: [u8; 4],
     carry_len: usize,
+    /// The code point the last chunk completed (handed out as [`Decoded::carried`]).
+    whole: [u8; 4],
     /// Bytes of the stream before the current chunk.
     consumed: usize,
+}
+
+/// What one chunk decodes to: the code point it completes, carried over from the
+/// chunks before, then its own whole code points, then, on invalid UTF-8, where
+/// the first invalid sequence starts (the text before it is still handed out).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decoded<'s, 'c> {
+    /// The code point split across the previous chunk(s) and this one; empty when
+    /// none completed here.
+    pub carried: &'s str,
+    /// The chunk's whole code points after `carried`, up to the first invalid
+    /// sequence; an incomplete code point at its end is carried to the next chunk.
+    pub text: &'c str,
+    /// The first invalid sequence: the stream must not be fed again.
+    pub error: Option<Utf8Error>,
 }
 
 impl Utf8Stream {
@@ -53,6 +81,7 @@ impl Utf8Stream {
         Utf8Stream {
             carry: [0; 4],
             carry_len: 0,
+            whole: [0; 4],
             consumed: 0,
         }
     }
@@ -66,8 +95,27 @@ impl Utf8Stream {
     /// On invalid UTF-8 the pieces before the error have been handed over and the
     /// stream must not be fed again.
     pub fn feed(&mut self, chunk: &[u8], mut piece: impl FnMut(&str)) -> Result<(), Utf8Error> {
+        let decoded = self.decode(chunk);
+        if !decoded.carried.is_empty() {
+            piece(decoded.carried);
+        }
+        if !decoded.text.is_empty() {
+            piece(decoded.text);
+        }
+        decoded.error.map_or(Ok(()), Err)
+    }
+
+    /// Decodes `chunk`: the pieces of text it completes, borrowed from the decoder
+    /// (the carried code point) and from `chunk`.
+    pub fn decode<'s, 'c>(&'s mut self, chunk: &'c [u8]) -> Decoded<'s, 'c> {
         let mut rest = chunk;
         let mut base = self.consumed;
+        let mut whole_len = 0;
+        let failed = |offset| Decoded {
+            carried: "",
+            text: "",
+            error: Some(Utf8Error { offset }),
+        };
         if self.carry_len > 0 {
             let carry_start = base.saturating_sub(self.carry_len);
             let lead = self.carry.first().copied().unwrap_or(0);
@@ -75,7 +123,11 @@ impl Utf8Stream {
             while self.carry_len < need {
                 let Some((&b, tail)) = rest.split_first() else {
                     self.consumed = base;
-                    return Ok(());
+                    return Decoded {
+                        carried: "",
+                        text: "",
+                        error: None,
+                    };
                 };
                 if let Some(slot) = self.carry.get_mut(self.carry_len) {
                     *slot = b;
@@ -87,47 +139,45 @@ impl Utf8Stream {
                 if let Err(e) = core::str::from_utf8(so_far)
                     && e.error_len().is_some()
                 {
-                    return Err(Utf8Error {
-                        offset: carry_start,
-                    });
+                    return failed(carry_start);
                 }
             }
             let whole = self.carry.get(..self.carry_len).unwrap_or_default();
-            match core::str::from_utf8(whole) {
-                Ok(s) => piece(s),
-                Err(_) => {
-                    return Err(Utf8Error {
-                        offset: carry_start,
-                    });
-                }
+            if core::str::from_utf8(whole).is_err() {
+                return failed(carry_start);
             }
+            self.whole = self.carry;
+            whole_len = self.carry_len;
             self.carry_len = 0;
         }
-        match core::str::from_utf8(rest) {
-            Ok(s) => {
-                if !s.is_empty() {
-                    piece(s);
-                }
-            }
+        // An incomplete code point at the end waits for the next chunk, so the SIMD
+        // validator sees only whole code points and answers the common case alone.
+        let (text, error) = match validate_chunk(rest) {
+            Ok(text) => (text, None),
             Err(e) => {
-                let (valid, tail) = rest.split_at(e.valid_up_to());
-                if !valid.is_empty() {
-                    // Infallible: `valid_up_to` bytes are valid UTF-8.
-                    piece(core::str::from_utf8(valid).unwrap_or_default());
-                }
-                if e.error_len().is_some() || tail.len() > 3 {
-                    return Err(Utf8Error {
-                        offset: base.saturating_add(e.valid_up_to()),
-                    });
-                }
-                for (slot, &b) in self.carry.iter_mut().zip(tail) {
-                    *slot = b;
-                }
-                self.carry_len = tail.len();
+                // The error path only: the valid text before the error, validated
+                // again (the stream ends here).
+                let valid = rest.get(..e.offset).unwrap_or_default();
+                let text = core::str::from_utf8(valid).unwrap_or_default();
+                let offset = base.saturating_add(e.offset);
+                (text, Some(Utf8Error { offset }))
             }
+        };
+        let tail = rest.get(text.len()..).unwrap_or_default();
+        if error.is_none() {
+            for (slot, &b) in self.carry.iter_mut().zip(tail) {
+                *slot = b;
+            }
+            self.carry_len = tail.len();
         }
         self.consumed = base.saturating_add(rest.len());
-        Ok(())
+        let carried = self.whole.get(..whole_len).unwrap_or_default();
+        Decoded {
+            // Validated when it completed, above.
+            carried: core::str::from_utf8(carried).unwrap_or_default(),
+            text,
+            error,
+        }
     }
 
     /// Ends the stream: a code point still incomplete is an error at its start.
@@ -140,6 +190,20 @@ impl Utf8Stream {
             })
         }
     }
+}
+
+/// The length of `bytes` without an incomplete code point at its end (one whose
+/// lead byte announces more bytes than follow it; at most three bytes are cut).
+fn complete_len(bytes: &[u8]) -> usize {
+    let len = bytes.len();
+    for back in 1..=len.min(3) {
+        let at = len.saturating_sub(back);
+        let b = bytes.get(at).copied().unwrap_or(0);
+        if b & 0xC0 != 0x80 {
+            return if sequence_len(b) > back { at } else { len };
+        }
+    }
+    len
 }
 
 /// The length of the sequence a lead byte announces (1 for anything invalid, so the
@@ -156,6 +220,7 @@ const fn sequence_len(lead: u8) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::borrow::ToOwned;
     use std::string::String;
     use std::vec::Vec;
 
@@ -196,5 +261,52 @@ mod tests {
         }
         let v: Vec<u8> = Vec::new();
         assert_eq!(decode_in_chunks(&v, 1).unwrap(), "");
+    }
+
+    #[test]
+    fn text_before_an_error_is_handed_out() {
+        let mut stream = Utf8Stream::new();
+        let first = stream.decode(b"ab\xE2\x82");
+        assert_eq!((first.carried, first.text, first.error), ("", "ab", None));
+        let second = stream.decode(b"\xACcd\xFFef");
+        assert_eq!(second.carried, "€");
+        assert_eq!(second.text, "cd");
+        assert_eq!(second.error.map(|e| e.offset()), Some(7));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_bytes_any_chunking_match_one_shot(
+            bytes in proptest::collection::vec(
+                proptest::sample::select(std::vec![
+                    b'a', b'\n', 0x80, 0x82, 0xAC, 0xBF, 0xC2, 0xC3, 0xE0, 0xE2, 0xED,
+                    0xF0, 0xF4, 0xF5, 0xFF, 0x9F, 0xA0,
+                ]),
+                0..200,
+            ),
+            sizes in proptest::collection::vec(1usize..80, 1..8),
+        ) {
+            // Long valid runs too, so the SIMD validator (64 bytes and more) is used.
+            let mut input = "é€😀 long enough for the vector validator, ".repeat(3).into_bytes();
+            input.extend_from_slice(&bytes);
+            let expected = validate(&input).map(str::to_owned).map_err(|e| e.offset());
+            let mut stream = Utf8Stream::new();
+            let mut out = String::new();
+            let mut got = Ok(());
+            let mut rest = &input[..];
+            let mut i = 0;
+            while !rest.is_empty() && got.is_ok() {
+                let (chunk, tail) = rest.split_at(sizes[i % sizes.len()].min(rest.len()));
+                got = stream.feed(chunk, |s| out.push_str(s));
+                rest = tail;
+                i += 1;
+            }
+            let got = got.and_then(|()| stream.finish()).map(|()| out.clone()).map_err(|e| e.offset());
+            proptest::prop_assert_eq!(&got, &expected);
+            if let Err(offset) = expected {
+                // Everything before the error was handed out, nothing after it.
+                proptest::prop_assert_eq!(out.as_bytes(), &input[..offset]);
+            }
+        }
     }
 }
