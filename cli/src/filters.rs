@@ -1,7 +1,7 @@
 //! The pipe filters: `sanitize`, `strip`, `truncate`, `fence`, `wrap`, `check` and
 //! `frontmatter`. Every rule is core's; this module reads, writes and maps outcomes.
 
-use std::io::Write;
+use std::io::{Seek, Write};
 use std::path::PathBuf;
 
 use airlock_core::frontmatter::{self, MetaValue};
@@ -147,41 +147,161 @@ fn gate_release(name: &str) -> std::result::Result<frontmatter::Gate, String> {
 /// The sanitized text, or the rejection message.
 type Sanitized = std::result::Result<String, String>;
 
-/// `sanitize_prose` over an input of any size, holding at most about the cap.
+/// Input a sanitize holds in memory to sanitize it in one shot; a cap whose stream
+/// buffer fits this too is streamed in one pass. Past both, two passes.
+const HOLD: usize = 8 << 20;
+
+/// The bytes of a draining stream's buffer (two-pass sanitize).
+const DRAIN_BUFFER: usize = 1 << 20;
+
+/// What frames the sanitized text on stdout (`wrap`'s envelope lines).
+struct Frame<'f> {
+    before: &'f str,
+    after: &'f str,
+}
+
+/// `sanitize_prose` over an input of any size in constant memory (at most about
+/// [`HOLD`] twice), writing the framed result to stdout, or nothing when the record
+/// is rejected.
 ///
-/// While the input is no longer than the stream buffer would be, it is kept and
-/// sanitized in one shot at the end; past that, a [`ProseStream`] with a buffer of
-/// [`stream_buffer_len`] takes over. Memory is thus bounded by both the input seen
-/// and the cap, never the cap up front. Each byte is validated once: by core's
-/// validator in one shot, or by the stream's decoder.
-fn sanitize_input(
+/// An input no longer than [`HOLD`] (and than the cap's stream buffer) is kept and
+/// sanitized in one shot. Past that, with a cap whose stream buffer fits in
+/// [`HOLD`], a [`ProseStream`] holding the capped output streams it in one pass.
+/// With a larger cap the output can be as large as the input, so it is not held:
+/// a first pass finds the verdict (a forgery anywhere rejects the record) with a
+/// draining stream that discards its output, and only an accepted record is read
+/// a second time, its output written as it comes. A regular file (or stdin
+/// redirected from one) is read twice; a pipe is spooled to a temporary file
+/// during the first pass. Each byte is validated once per pass, by core.
+/// The strict profile keeps its own stream (its buffer of [`stream_buffer_len`]).
+fn sanitize_to(
     input: &Input,
     field: &str,
     max_bytes: usize,
     profile: Profile,
-) -> Result<Sanitized> {
+    frame: &Frame<'_>,
+) -> Result<Outcome> {
     if profile == Profile::Strict {
-        return sanitize_strict(input, field, max_bytes);
+        return match sanitize_strict(input, field, max_bytes)? {
+            Ok(text) => write_framed(frame, &text),
+            Err(message) => Ok(Outcome::Rejected(message)),
+        };
     }
-    let mut chunks = RawChunks::open(input)?;
     let stream_len = stream_buffer_len(max_bytes);
+    let mut rereadable = if stream_len > HOLD {
+        input.rereadable()?
+    } else {
+        None
+    };
+    let mut chunks = RawChunks::open(input)?;
     let mut pending = Vec::new();
     loop {
         let Some(chunk) = chunks.next_chunk()? else {
             let text = io::text_of(&pending, &input.name())?;
             let mut out = vec![0u8; worst_case_len(text.len(), max_bytes)];
             return match sanitize_prose(text, field, max_bytes, &mut out) {
-                Ok(prose) => Ok(Ok(prose.text.to_owned())),
-                Err(ProseError::Rejected(r)) => Ok(Err(r.to_string())),
+                Ok(prose) => write_framed(frame, prose.text),
+                Err(ProseError::Rejected(r)) => Ok(Outcome::Rejected(r.to_string())),
                 Err(e) => Err(Error::Other(e.to_string())),
             };
         };
         pending.extend_from_slice(chunk);
-        if pending.len() > stream_len {
+        if pending.len() > stream_len.min(HOLD) {
             break;
         }
     }
-    let mut buf = vec![0u8; stream_len];
+    if stream_len <= HOLD {
+        return sanitize_one_pass(chunks, pending, field, max_bytes, frame);
+    }
+    // The first pass: the verdict; a pipe is spooled as it is read.
+    let mut spool = match rereadable {
+        Some(_) => None,
+        None => Some(tempfile::tempfile().map_err(|e| Error::Other(format!("spool: {e}")))?),
+    };
+    let spool_error = |e: std::io::Error| Error::Other(format!("spool: {e}"));
+    let mut buf = vec![0u8; DRAIN_BUFFER];
+    let mut verdict = ProseStream::draining(field, max_bytes, &LiteralSet::DEFAULT, &mut buf)
+        .map_err(|e| Error::Other(e.to_string()))?;
+    let discard = |_: &str| {};
+    verdict
+        .feed_emitting(&pending, discard)
+        .map_err(|e| stream_error(&chunks, e))?;
+    if let Some(spool) = spool.as_mut() {
+        spool.write_all(&pending).map_err(spool_error)?;
+    }
+    drop(pending);
+    let mut read = 0usize;
+    while let Some(chunk) = chunks.next_chunk()? {
+        read = read.saturating_add(chunk.len());
+        if let Err(e) = verdict.feed_emitting(chunk, discard) {
+            return Err(stream_error(&chunks, e));
+        }
+        if let Some(spool) = spool.as_mut() {
+            spool.write_all(chunk).map_err(spool_error)?;
+        }
+    }
+    let expected = match verdict.finish() {
+        Ok(prose) => prose.original_bytes,
+        Err(StreamError::Rejected(r)) => return Ok(Outcome::Rejected(r.to_string())),
+        Err(e) => return Err(stream_error(&chunks, e)),
+    };
+    drop(chunks);
+    // The second pass: the same stream again, its output written as it comes.
+    let reader: Box<dyn std::io::Read> = match (rereadable.as_mut(), spool) {
+        (Some(file), _) => file.reader().map_err(|e| input.read_error(e))?,
+        (None, Some(mut spool)) => {
+            spool
+                .seek(std::io::SeekFrom::Start(0))
+                .map_err(spool_error)?;
+            Box::new(spool)
+        }
+        (None, None) => return Err(Error::Other("sanitize: no second pass".to_owned())),
+    };
+    let mut chunks = RawChunks::from_reader(input, reader);
+    let mut output = ProseStream::draining(field, max_bytes, &LiteralSet::DEFAULT, &mut buf)
+        .map_err(|e| Error::Other(e.to_string()))?;
+    let mut out = io::stdout();
+    out.write_all(frame.before.as_bytes())?;
+    let mut written = Ok(());
+    while let Some(chunk) = chunks.next_chunk()? {
+        let fed = output.feed_emitting(chunk, |piece| {
+            if written.is_ok() {
+                written = out.write_all(piece.as_bytes());
+            }
+        });
+        std::mem::replace(&mut written, Ok(()))?;
+        fed.map_err(|e| stream_error(&chunks, e))?;
+    }
+    match output.finish() {
+        // The input changed between the passes: what is written is not the record
+        // the verdict was for, and the run fails.
+        Ok(prose) if prose.original_bytes != expected => Err(Error::Other(format!(
+            "{}: changed while being read",
+            input.name()
+        ))),
+        Ok(prose) => {
+            out.write_all(prose.text.as_bytes())?;
+            out.write_all(frame.after.as_bytes())?;
+            out.flush()?;
+            Ok(Outcome::Success)
+        }
+        Err(_) => Err(Error::Other(format!(
+            "{}: changed while being read",
+            input.name()
+        ))),
+    }
+}
+
+/// The rest of [`sanitize_to`] when the capped output fits in memory: one stream,
+/// its output written at the end.
+fn sanitize_one_pass(
+    mut chunks: RawChunks,
+    pending: Vec<u8>,
+    field: &str,
+    max_bytes: usize,
+    frame: &Frame<'_>,
+) -> Result<Outcome> {
+    let mut buf = vec![0u8; stream_buffer_len(max_bytes)];
     let mut stream = ProseStream::new(field, max_bytes, &LiteralSet::DEFAULT, &mut buf)
         .map_err(|e| Error::Other(e.to_string()))?;
     stream
@@ -189,16 +309,25 @@ fn sanitize_input(
         .map_err(|e| stream_error(&chunks, e))?;
     drop(pending);
     while let Some(chunk) = chunks.next_chunk()? {
-        // Copied out of the borrow of `chunks` only on the error path.
         if let Err(e) = stream.feed(chunk) {
             return Err(stream_error(&chunks, e));
         }
     }
     match stream.finish() {
-        Ok(prose) => Ok(Ok(prose.text.to_owned())),
-        Err(StreamError::Rejected(r)) => Ok(Err(r.to_string())),
+        Ok(prose) => write_framed(frame, prose.text),
+        Err(StreamError::Rejected(r)) => Ok(Outcome::Rejected(r.to_string())),
         Err(e) => Err(stream_error(&chunks, e)),
     }
+}
+
+/// Writes `text` framed, flushed.
+fn write_framed(frame: &Frame<'_>, text: &str) -> Result<Outcome> {
+    let mut out = io::stdout();
+    out.write_all(frame.before.as_bytes())?;
+    out.write_all(text.as_bytes())?;
+    out.write_all(frame.after.as_bytes())?;
+    out.flush()?;
+    Ok(Outcome::Success)
 }
 
 /// A stream's error as the command's: invalid UTF-8 names the input and offset.
@@ -209,7 +338,7 @@ fn stream_error(chunks: &RawChunks, e: StreamError<'_>) -> Error {
     }
 }
 
-/// [`sanitize_input`] under the strict profile: its stream, buffer of
+/// [`sanitize_to`] under the strict profile: its stream, buffer of
 /// [`stream_buffer_len`], from the start.
 fn sanitize_strict(input: &Input, field: &str, max_bytes: usize) -> Result<Sanitized> {
     use airlock_core::strict;
@@ -231,25 +360,35 @@ fn sanitize_strict(input: &Input, field: &str, max_bytes: usize) -> Result<Sanit
 /// `airlock sanitize`.
 pub(crate) fn sanitize(args: &ProseArgs) -> Result<Outcome> {
     let input = Input::from_arg(args.file.as_deref());
-    match sanitize_input(&input, &args.field, args.max_bytes, args.profile.profile())? {
-        Ok(text) => {
-            io::print(&text)?;
-            Ok(Outcome::Success)
-        }
-        Err(message) => Ok(Outcome::Rejected(message)),
-    }
+    let frame = Frame {
+        before: "",
+        after: "",
+    };
+    sanitize_to(
+        &input,
+        &args.field,
+        args.max_bytes,
+        args.profile.profile(),
+        &frame,
+    )
 }
 
 /// `airlock wrap`: sanitize, then frame with the envelope lines.
 pub(crate) fn wrap(args: &ProseArgs) -> Result<Outcome> {
     let input = Input::from_arg(args.file.as_deref());
-    match sanitize_input(&input, &args.field, args.max_bytes, args.profile.profile())? {
-        Ok(text) => {
-            io::print(&format!("{UNTRUSTED_BEGIN}\n{text}\n{UNTRUSTED_END}\n"))?;
-            Ok(Outcome::Success)
-        }
-        Err(message) => Ok(Outcome::Rejected(message)),
-    }
+    let before = format!("{UNTRUSTED_BEGIN}\n");
+    let after = format!("\n{UNTRUSTED_END}\n");
+    let frame = Frame {
+        before: &before,
+        after: &after,
+    };
+    sanitize_to(
+        &input,
+        &args.field,
+        args.max_bytes,
+        args.profile.profile(),
+        &frame,
+    )
 }
 
 /// `airlock strip`: streams, writing each chunk's clean runs once the chunk is

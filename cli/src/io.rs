@@ -9,7 +9,9 @@
 
 use std::fmt;
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Read, Seek, Write};
+#[cfg(unix)]
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
 /// Bytes read at a time.
@@ -139,6 +141,48 @@ pub(crate) fn text_of<'b>(bytes: &'b [u8], name: &str) -> Result<&'b str> {
     })
 }
 
+/// An input that can be read again from where it started: a named regular file, or
+/// standard input redirected from one (not a pipe, terminal or socket).
+pub(crate) struct Rereadable {
+    file: File,
+    start: u64,
+}
+
+impl Rereadable {
+    /// A reader from where the input started.
+    pub(crate) fn reader(&mut self) -> io::Result<Box<dyn Read>> {
+        self.file.seek(io::SeekFrom::Start(self.start))?;
+        Ok(Box::new(self.file.try_clone()?))
+    }
+}
+
+impl Input {
+    /// The input as a [`Rereadable`] file, when it is one; to be called before the
+    /// input is first read.
+    pub(crate) fn rereadable(&self) -> Result<Option<Rereadable>> {
+        let file = match self {
+            Input::File(p) => File::open(p).map_err(|e| self.read_error(e))?,
+            #[cfg(unix)]
+            Input::Stdin => {
+                let Ok(fd) = io::stdin().as_fd().try_clone_to_owned() else {
+                    return Ok(None);
+                };
+                File::from(fd)
+            }
+            #[cfg(not(unix))]
+            Input::Stdin => return Ok(None),
+        };
+        if !file.metadata().is_ok_and(|m| m.is_file()) {
+            return Ok(None);
+        }
+        let mut file = file;
+        let Ok(start) = file.stream_position() else {
+            return Ok(None);
+        };
+        Ok(Some(Rereadable { file, start }))
+    }
+}
+
 /// Reads an input in raw chunks (for core's streams, which validate as they go).
 pub(crate) struct RawChunks {
     input: Input,
@@ -149,11 +193,16 @@ pub(crate) struct RawChunks {
 impl RawChunks {
     /// Opens `input`.
     pub(crate) fn open(input: &Input) -> Result<RawChunks> {
-        Ok(RawChunks {
+        Ok(RawChunks::from_reader(input, input.open()?))
+    }
+
+    /// Reads `input` through `reader`, already open.
+    pub(crate) fn from_reader(input: &Input, reader: Box<dyn Read>) -> RawChunks {
+        RawChunks {
             input: input.clone(),
-            reader: input.open()?,
+            reader,
             buf: vec![0u8; RAW_CHUNK].into_boxed_slice(),
-        })
+        }
     }
 
     /// The next chunk (never empty), or `None` at the end of the input. Fills the

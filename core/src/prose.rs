@@ -152,6 +152,9 @@ struct CapWriter<'o> {
     /// a hole, and the caller must refuse it.
     fault: bool,
     backend: Backend,
+    /// Output bytes already handed out of `out` by [`ProseStream::feed_emitting`];
+    /// they count against the cap.
+    drained: usize,
 }
 
 impl<'o> CapWriter<'o> {
@@ -165,6 +168,7 @@ impl<'o> CapWriter<'o> {
             stop_when_cut,
             fault: false,
             backend,
+            drained: 0,
         }
     }
 
@@ -187,7 +191,9 @@ impl Sink for CapWriter<'_> {
         if self.cut {
             return;
         }
-        let room = self.cap.saturating_sub(self.len);
+        let room = self
+            .cap
+            .saturating_sub(self.drained.saturating_add(self.len));
         let take = if s.len() <= room {
             s.len()
         } else {
@@ -981,6 +987,14 @@ pub fn stream_buffer_len(max_bytes: usize) -> usize {
     max_bytes.saturating_add(note.len())
 }
 
+/// Bytes a draining [`ProseStream`] keeps free beside one slice's output: what
+/// the engine holds back (a marker's or literal's prefix), a carried code point
+/// and the truncation note.
+const DRAIN_SLACK: usize = 1024;
+
+/// The smallest buffer of a draining [`ProseStream`] ([`ProseStream::draining`]).
+pub const DRAIN_BUFFER_LEN: usize = 4 * DRAIN_SLACK;
+
 /// Errors of [`ProseStream`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StreamError<'a> {
@@ -1059,6 +1073,69 @@ impl<'a, 'o> ProseStream<'a, 'o> {
         self.utf8
             .feed(chunk, |piece| engine.push_str(piece, writer))
             .map_err(StreamError::Utf8)
+    }
+
+    /// Feeds the next chunk and hands the output it completes to `emit` as it goes,
+    /// so the stream's buffer holds a slice of the output, not all of it: a stream
+    /// fed only this way runs in constant memory whatever the cap, with a buffer
+    /// of [`DRAIN_BUFFER_LEN`] bytes or more (created with
+    /// [`ProseStream::draining`]). The output is final when handed out, but the
+    /// verdict comes at [`ProseStream::finish`] (whose text is then what followed
+    /// the last piece handed out, and the note): a caller that must write nothing
+    /// of a rejected record runs the input twice, discarding the first run's output.
+    pub fn feed_emitting(
+        &mut self,
+        chunk: &[u8],
+        mut emit: impl FnMut(&str),
+    ) -> Result<(), StreamError<'a>> {
+        // Input slices whose worst-case output (redaction grows 21 bytes to 26)
+        // fits the buffer beside what the engine holds back and the note.
+        let room = self.writer.out.len().saturating_sub(DRAIN_SLACK);
+        let step = (room / 26).saturating_mul(21).max(1);
+        for part in chunk.chunks(step) {
+            self.feed(part)?;
+            let written = self.writer.out.get(..self.writer.len).unwrap_or_default();
+            if !written.is_empty() {
+                // The writer copies whole code points: anything else is a fault,
+                // and the record is refused.
+                let Ok(text) = self.writer.backend.to_str(written) else {
+                    return Err(StreamError::Rejected(Rejection::internal(self.field)));
+                };
+                emit(text);
+            }
+            self.writer.drained = self.writer.drained.saturating_add(self.writer.len);
+            self.writer.len = 0;
+        }
+        Ok(())
+    }
+
+    /// A stream for `field` with cap `max_bytes` to be fed with
+    /// [`ProseStream::feed_emitting`] only; `buf` needs [`DRAIN_BUFFER_LEN`] bytes
+    /// whatever the cap (more makes fewer, larger pieces).
+    pub fn draining(
+        field: &'a str,
+        max_bytes: usize,
+        literals: &'a LiteralSet<'a>,
+        buf: &'o mut [u8],
+    ) -> Result<Self, BufferTooSmall> {
+        if buf.len() < DRAIN_BUFFER_LEN {
+            return Err(BufferTooSmall {
+                needed: DRAIN_BUFFER_LEN,
+            });
+        }
+        let backend = Backend::best();
+        Ok(ProseStream {
+            field,
+            literals,
+            engine: Engine::new(
+                literals.automaton(),
+                literals.prose_stops(),
+                literals.first_bytes(),
+                backend,
+            ),
+            utf8: Utf8Stream::new(),
+            writer: CapWriter::new(buf, max_bytes, false, backend),
+        })
     }
 
     /// Ends the input and returns the sanitized text.
