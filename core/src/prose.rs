@@ -1258,6 +1258,42 @@ mod tests {
     }
 
     #[test]
+    fn a_draining_stream_writes_what_the_one_shot_writes() {
+        let words = [
+            "plain ",
+            "UNTRUSTED-content:START ",
+            "untrusted\u{200B}-content:e\u{2060}nd",
+            "é€ ",
+            "untrusted-content",
+            "😀\u{FE0F} ",
+            "\u{1B}[0m",
+            "\u{FE0F}",
+        ];
+        let mut text = String::new();
+        let mut i = 7usize;
+        while text.len() < 40_000 {
+            i = i.wrapping_mul(31).wrapping_add(11) % 1009;
+            text.push_str(words[i % words.len()]);
+        }
+        for max in [0, 10, 5000, 39_000, usize::MAX] {
+            let expected = sanitize(&text, max).unwrap();
+            for chunk in [1, 7, 4096, 100_000] {
+                let mut buf = vec![0u8; DRAIN_BUFFER_LEN];
+                let mut stream =
+                    ProseStream::draining("insight", max, &LiteralSet::DEFAULT, &mut buf).unwrap();
+                let mut got = String::new();
+                for part in text.as_bytes().chunks(chunk) {
+                    stream.feed_emitting(part, |p| got.push_str(p)).unwrap();
+                }
+                got.push_str(stream.finish().unwrap().text);
+                assert_eq!(got, expected, "max {max} chunk {chunk}");
+            }
+        }
+        let mut small = [0u8; 16];
+        assert!(ProseStream::draining("f", 9, &LiteralSet::DEFAULT, &mut small).is_err());
+    }
+
+    #[test]
     fn truncation_note() {
         assert_eq!(
             sanitize("€€€", 8).unwrap(),
