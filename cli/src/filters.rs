@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use airlock_core::frontmatter::{self, MetaValue};
 use airlock_core::prose::{ProseError, StreamError, stream_buffer_len};
 use airlock_core::reject::JsonString;
+use airlock_core::utf8::Utf8Stream;
 use airlock_core::{
     LiteralSet, Profile, ProseStream, Shape, StripStream, UNTRUSTED_BEGIN, UNTRUSTED_END,
     check_machine_token, check_no_control, check_safe_description, check_safe_glob, fence_token,
@@ -480,9 +481,70 @@ pub(crate) fn truncate(args: &TruncateArgs) -> Result<Outcome> {
 /// `airlock fence`: the token of the input's exact bytes.
 pub(crate) fn fence(args: &FileArg) -> Result<Outcome> {
     let input = Input::from_arg(args.file.as_deref());
-    let bytes = input.read_bytes()?;
-    let text = io::text_of(&bytes, &input.name())?;
-    io::print(&format!("{}\n", fence_token(text.as_bytes())))?;
+    // Up to HOLD bytes are held and fenced in one shot; past that the input is
+    // validated once while a pipe is spooled, then replayed from the file (core
+    // hashes one replay and looks for the token in the next), in constant memory.
+    let mut rereadable = input.rereadable()?;
+    let mut chunks = RawChunks::open(&input)?;
+    let mut pending = Vec::new();
+    loop {
+        let Some(chunk) = chunks.next_chunk()? else {
+            let text = io::text_of(&pending, &input.name())?;
+            io::print(&format!("{}\n", fence_token(text.as_bytes())))?;
+            return Ok(Outcome::Success);
+        };
+        pending.extend_from_slice(chunk);
+        if pending.len() > HOLD {
+            break;
+        }
+    }
+    let spool_error = |e: std::io::Error| Error::Other(format!("spool: {e}"));
+    let mut spool = match rereadable {
+        Some(_) => None,
+        None => Some(tempfile::tempfile().map_err(spool_error)?),
+    };
+    let mut utf8 = Utf8Stream::new();
+    let mut validated = 0usize;
+    if let Err(e) = utf8.feed(&pending, |_| {}) {
+        return Err(chunks.utf8_error(e.offset()));
+    }
+    validated = validated.saturating_add(pending.len());
+    if let Some(spool) = spool.as_mut() {
+        spool.write_all(&pending).map_err(spool_error)?;
+    }
+    drop(pending);
+    while let Some(chunk) = chunks.next_chunk()? {
+        if let Err(e) = utf8.feed(chunk, |_| {}) {
+            return Err(chunks.utf8_error(e.offset()));
+        }
+        validated = validated.saturating_add(chunk.len());
+        if let Some(spool) = spool.as_mut() {
+            spool.write_all(chunk).map_err(spool_error)?;
+        }
+    }
+    utf8.finish().map_err(|e| chunks.utf8_error(e.offset()))?;
+    drop(chunks);
+    let mut source = match (rereadable.take(), spool) {
+        (Some(file), _) => file,
+        (None, Some(spool)) => io::Rereadable::spool(spool),
+        (None, None) => return Err(Error::Other("fence: no replay".to_owned())),
+    };
+    let changed = || Error::Other(format!("{}: changed while being read", input.name()));
+    let token = airlock_core::fence::fence_token_replayed(|sink| -> Result<()> {
+        let reader = source.reader().map_err(|e| input.read_error(e))?;
+        let mut replay = RawChunks::from_reader(&input, reader);
+        let mut len = 0usize;
+        while let Some(chunk) = replay.next_chunk()? {
+            len = len.saturating_add(chunk.len());
+            sink(chunk);
+        }
+        if len == validated {
+            Ok(())
+        } else {
+            Err(changed())
+        }
+    })?;
+    io::print(&format!("{token}\n"))?;
     Ok(Outcome::Success)
 }
 

@@ -149,6 +149,11 @@ pub(crate) struct Rereadable {
 }
 
 impl Rereadable {
+    /// A temporary file holding a copy of the input (a spool), from its start.
+    pub(crate) fn spool(file: File) -> Rereadable {
+        Rereadable { file, start: 0 }
+    }
+
     /// A reader from where the input started.
     pub(crate) fn reader(&mut self) -> io::Result<Box<dyn Read>> {
         self.file.seek(io::SeekFrom::Start(self.start))?;

@@ -437,6 +437,24 @@ fn a_rejected_record_past_the_first_pass_writes_nothing() {
 }
 
 #[test]
+fn fence_replays_a_large_input_in_bounded_memory() {
+    let block = stream_block();
+    let total = (20 << 20) / block.len() * block.len();
+    let input = block.repeat(total / block.len());
+    let want = format!("{}\n", airlock_core::fence_token(&input));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.txt");
+    fs::write(&path, &input).unwrap();
+    assert_eq!(run(&["fence", path.to_str().unwrap()], b"").stdout, want);
+    let (code, len, tail, peak) = stream_through(&["fence"], &block, total);
+    assert_eq!((code, len, tail), (0, want.len(), want));
+    assert!(
+        peak > 0 && peak < MEMORY_LIMIT_KIB,
+        "fence VmHWM {peak} KiB"
+    );
+}
+
+#[test]
 fn truncate_and_scan_stream_in_bounded_memory() {
     let block = stream_block();
     let (code, len, _, peak) =
