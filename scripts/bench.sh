@@ -2,11 +2,11 @@
 # The bench command (issue 17): reports every ratio against its ambitious target and
 # never fails; the test command gates the floors (scripts/test-all.sh). Each section
 # prints what BENCHMARKS.md's end-to-end table records.
-#   scripts/bench.sh [gate]...   (default: all)
+#   scripts/bench.sh [gate|cli|cabi|hooks]...   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sections=("$@")
-[ "${#sections[@]}" -gt 0 ] || sections=(gate)
+[ "${#sections[@]}" -gt 0 ] || sections=(gate cli cabi hooks)
 for section in "${sections[@]}"; do
   case "$section" in
     gate)
@@ -14,6 +14,13 @@ for section in "${sections[@]}"; do
       cargo run --release --locked -q -p airlock-benches --bin gate -- --report
       cargo run --release --locked -q -p airlock-benches --bin gate -- --report --portable
       ;;
+    cli)
+      printf '\n==> CLI, whole process on 256 MiB of mixed prose vs cat of the same file\n'
+      cargo build --release --locked -q -p airlock-cli -p airlock-benches --bin gen
+      python3 benches/cli.py
+      ;;
+    cabi) printf '\n==> C ABI vs core\n'; benches/cabi.sh ;;
+    hooks) printf '\n==> hooks per call\n'; benches/hooks.sh ;;
     *) echo "bench.sh: unknown section $section" >&2; exit 2 ;;
   esac
 done
