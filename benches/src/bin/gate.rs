@@ -145,8 +145,7 @@ fn main() -> ExitCode {
     let scan_backend = backend.scan_name();
     let drop_backend = backend.dense_drop_name();
     // Either half on its portable code makes the portable floors the ones that hold.
-    let family = if scan_backend.starts_with("portable") || drop_backend.starts_with("portable")
-    {
+    let family = if scan_backend.starts_with("portable") || drop_backend.starts_with("portable") {
         Family::Portable
     } else {
         Family::Simd
