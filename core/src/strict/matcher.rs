@@ -11,6 +11,7 @@ use super::class::{Fold, fold};
 use crate::forgery::{
     AnyAutomaton, Automaton, ENVELOPE_MARKERS, INFO_LITERALS, LiteralSet, MARKER_REDACTION,
 };
+use crate::scan::{ByteSet, Finder, Scanner};
 
 /// What a special token is replaced with (§5).
 pub const TOKEN_REDACTION: &str = "[redacted special token]";
@@ -160,11 +161,11 @@ pub(crate) struct Matcher<'s> {
     /// Where the next candidate start is looked for: a fold offset in `hold[0]`.
     scan_off: usize,
     /// Bytes that leave the fast path: controls but TAB/LF, DEL, pattern and literal
-    /// first bytes (both cases), non-ASCII bytes.
-    stops: [bool; 256],
-    /// Whether the literals' first bytes are all among `<` and `#` (the default set's),
-    /// so the word-at-a-time skip applies.
-    swar: bool,
+    /// first bytes (both cases), non-ASCII bytes; found by the crate's block scan.
+    stops: Finder,
+    /// The same bytes, for short pieces (under a block), where a block scan costs more
+    /// than it skips.
+    stop_set: ByteSet,
     /// Whether a marker, token or comment was replaced.
     pub(crate) replaced: bool,
 }
@@ -172,22 +173,10 @@ pub(crate) struct Matcher<'s> {
 impl<'s> Matcher<'s> {
     pub(crate) fn new(set: &'s LiteralSet<'s>) -> Self {
         let detector = Detector::new(set);
-        let mut stops = [false; 256];
-        for (b, stop) in stops.iter_mut().enumerate() {
-            let b = b as u8;
-            *stop = b >= 0x80
-                || (b < 0x20 && b != b'\t' && b != b'\n')
-                || b == 0x7F
-                || starts_pattern(b.to_ascii_lowercase())
-                || detector.firsts.get(usize::from(b)) == Some(&true);
-        }
-        let swar = detector
-            .firsts
-            .iter()
-            .enumerate()
-            .all(|(b, &first)| !first || b == usize::from(b'<') || b == usize::from(b'#'));
+        let stop_set = stop_set(&detector.firsts);
+        let stops = stop_finder(stop_set);
         Matcher {
-            swar,
+            stop_set,
             detector,
             hold: ['\0'; HOLD],
             head: 0,
@@ -209,9 +198,12 @@ impl<'s> Matcher<'s> {
         let mut i = 0usize;
         // Start of the run of `text` passed on unchanged, not yet handed over.
         let mut run = 0usize;
+        // One scanner per piece: stops close together share a block's mask.
+        let stops = self.stops;
+        let mut scanner = Scanner::new(&stops);
         while i < bytes.len() {
             if self.hold_len == 0 && !self.detector.busy {
-                i = skip_plain(bytes, i, &self.stops, self.swar);
+                i = skip_plain(bytes, i, &mut scanner, &self.stop_set);
             }
             let Some(&b) = bytes.get(i) else { break };
             if b < 0x80
@@ -382,61 +374,113 @@ impl<'s> Matcher<'s> {
     }
 }
 
-/// The first byte at or after `from` in `stops`, eight bytes a step while none is.
-/// With `swar`, eight bytes are judged at once (the default literals' first bytes are
-/// among the fixed stops), and `u` stops only before `n`.
-#[inline]
-fn skip_plain(bytes: &[u8], from: usize, stops: &[bool; 256], swar: bool) -> usize {
-    let hit = |b: &u8| stops.get(usize::from(*b)).copied().unwrap_or(true);
-    let mut i = from;
-    let rest = bytes.get(from..).unwrap_or_default();
-    let mut chunks = rest.chunks_exact(8);
-    for chunk in chunks.by_ref() {
-        if swar {
-            let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0x80; 8]));
-            let flags = swar_stops(word);
-            if flags != 0 {
-                return i.saturating_add((flags.trailing_zeros() / 8) as usize);
-            }
-        } else if chunk.iter().fold(false, |acc, b| acc | hit(b)) {
+/// What the envelope markers share before their first byte that is a stop (`:`).
+/// Only they begin with `u`; the block scan does not stop at `u`, so a marker is found
+/// by looking back from the next stop (see [`marker_start_before`]).
+const MARKER_STEM: &str = "untrusted-content";
+
+/// The fixed stops: non-ASCII bytes, controls but TAB and LF, DEL, `<` and `[`, and the
+/// byte after [`MARKER_STEM`].
+const BASE_STOPS: ByteSet = {
+    let mut set = ByteSet::EMPTY;
+    let mut b = 0u8;
+    loop {
+        if b >= 0x80
+            || (b < 0x20 && b != b'\t' && b != b'\n')
+            || b == 0x7F
+            || b == b'<'
+            || b == b'['
+            || b == b':'
+        {
+            set = set.with(b);
+        }
+        if b == u8::MAX {
             break;
         }
-        i = i.saturating_add(8);
+        b += 1;
     }
-    let rest = bytes.get(i..).unwrap_or_default();
-    i.saturating_add(rest.iter().position(hit).unwrap_or(rest.len()))
+    set
+};
+
+/// The stops for the default literals (whose first bytes are `<` and `#`), prepared
+/// at compile time.
+static DEFAULT_STOPS: Finder = Finder::new(BASE_STOPS.with(b'#'));
+
+/// The stops for a set whose literals begin with the bytes in `firsts`.
+fn stop_set(firsts: &[bool; 128]) -> ByteSet {
+    let mut set = BASE_STOPS;
+    for (b, &first) in (0u8..).zip(firsts.iter()) {
+        if first {
+            set = set.with(b);
+        }
+    }
+    set
 }
 
-/// The high bit of each byte of `w` that may stop the fast path (never missing the
-/// first that does): non-ASCII, controls, DEL, `<`, `[`, `#`, and `u` before `n` or
-/// before one of the former (either case; a `u` in the last byte, whose successor is
-/// unseen, always).
+/// [`stop_set`] prepared for the block scan.
+fn stop_finder(set: ByteSet) -> Finder {
+    if set == BASE_STOPS.with(b'#') {
+        DEFAULT_STOPS
+    } else {
+        Finder::new(set)
+    }
+}
+
+/// The first position at or after `from` where the plain run ends: the first stop, or
+/// before it the start of a run of [`MARKER_STEM`]'s first bytes that reaches it (the
+/// stop may continue a marker: `:`, a byte that folds to anything, a control that
+/// vanishes, or the end of the piece). A `u` anywhere else begins nothing: the old
+/// one-byte-at-a-time rule (`u` before `n`, then the ASCII after it) decides the same.
 #[inline]
-const fn swar_stops(w: u64) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    const fn zero(v: u64) -> u64 {
-        v.wrapping_sub(ONES) & !v & HIGH
-    }
-    const fn eq(w: u64, c: u8) -> u64 {
-        zero(w ^ ONES.wrapping_mul(c as u64))
-    }
-    let lower = w | ONES.wrapping_mul(0x20);
-    let below_space = w.wrapping_sub(ONES.wrapping_mul(0x20)) & !w & HIGH;
-    // Bytes that may fold to anything or vanish (step 3): after a `u`, they may
-    // bring an `n` next to it.
-    let special = (w & HIGH) | below_space | eq(w, 0x7F);
-    let u = eq(lower, b'u');
-    let n = eq(lower, b'n');
-    let un = u & (((n | special) >> 8) | (0x80 << 56));
-    special | eq(w, b'<') | eq(w, b'[') | eq(w, b'#') | un
+fn skip_plain(bytes: &[u8], from: usize, scanner: &mut Scanner<'_>, set: &ByteSet) -> usize {
+    let rest = bytes.get(from..).unwrap_or_default();
+    let stop = if rest.len() >= SHORT {
+        scanner.next(bytes, from, |_, _| true)
+    } else {
+        from.saturating_add(
+            rest.iter()
+                .position(|&b| set.contains(b))
+                .unwrap_or(rest.len()),
+        )
+    };
+    marker_start_before(bytes, from, stop).unwrap_or(stop)
 }
 
-/// [`swar_stops`], for the tests.
-#[cfg(test)]
-pub(crate) const fn swar_stops_for_test(w: u64) -> u64 {
-    swar_stops(w)
+/// The first `u` in `from..stop` (either case) from which the bytes up to `stop` spell
+/// a prefix of [`MARKER_STEM`].
+#[inline]
+fn marker_start_before(bytes: &[u8], from: usize, stop: usize) -> Option<usize> {
+    let lo = from.max(stop.saturating_sub(MARKER_STEM.len()));
+    let window = bytes.get(lo..stop)?;
+    for (k, &b) in window.iter().enumerate() {
+        if b | 0x20 == b'u' {
+            let tail = window.get(k..).unwrap_or_default();
+            if MARKER_STEM
+                .as_bytes()
+                .get(..tail.len())
+                .is_some_and(|p| p.eq_ignore_ascii_case(tail))
+            {
+                return Some(lo.saturating_add(k));
+            }
+        }
+    }
+    None
 }
+
+/// Pieces shorter than this are scanned byte by byte (the block scan would pad them
+/// into a block of its own).
+const SHORT: usize = 64;
+
+/// [`skip_plain`] for the tests, with the default stops.
+#[cfg(test)]
+pub(crate) fn skip_plain_for_test(bytes: &[u8], from: usize) -> usize {
+    let mut scanner = Scanner::new(&DEFAULT_STOPS);
+    skip_plain(bytes, from, &mut scanner, &BASE_STOPS.with(b'#'))
+}
+
+/// [`MARKER_STEM`], for the tests.
+#[cfg(test)]
+pub(crate) const MARKER_STEM_FOR_TEST: &str = MARKER_STEM;
 
 /// Controls step 3 drops: every Cc but TAB and LF.
 #[inline]

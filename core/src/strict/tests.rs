@@ -314,37 +314,52 @@ fn fast_path_sees_patterns_across_removed_bytes() {
 }
 
 #[test]
-fn swar_stops_never_miss_the_first_stop() {
+fn skip_plain_finds_exactly_the_first_stop() {
+    // Texts past a 64-byte block, so the vector blocks and the padded tail both run.
     let interesting = [
-        b'u', b'U', b'n', b'N', b'<', b'[', b'#', 0x07, b'\t', b'\n', 0x7F, 0xC3, b'a', b' ',
+        b'u', b'U', b'n', b'N', b't', b'r', b'<', b'[', b'#', b':', 0x07, b'\t', b'\n', 0x7F, 0xC3,
+        b'a', b' ',
     ];
     let mut rng = 0x9E37_79B9_7F4A_7C15u64;
-    for _ in 0..200_000 {
-        let mut w = [0u8; 8];
-        for b in &mut w {
+    for round in 0..4_000 {
+        let len = 1 + round % 200;
+        let mut text = vec![b'a'; len];
+        // Now and then the stem, or a prefix of it, somewhere.
+        let stem = super::matcher::MARKER_STEM_FOR_TEST.as_bytes();
+        if round.is_multiple_of(3) {
+            let at = (rng as usize) % len;
+            let n = ((rng >> 20) as usize % (stem.len() + 1)).min(len - at);
+            text[at..at + n].copy_from_slice(&stem[..n]);
+        }
+        // Few interesting bytes, so the first stop is often far from the start.
+        for b in &mut text {
             rng ^= rng << 13;
             rng ^= rng >> 7;
             rng ^= rng << 17;
-            *b = interesting[(rng % interesting.len() as u64) as usize];
+            if rng.is_multiple_of(23) {
+                *b = interesting[((rng >> 8) % interesting.len() as u64) as usize];
+            }
         }
-        let flags = super::matcher::swar_stops_for_test(u64::from_le_bytes(w));
-        // The first byte that must stop.
-        let must = (0..8).find(|&i| {
-            let b = w[i];
-            let special = !(0x20..0x7F).contains(&b);
-            special
-                || matches!(b, b'<' | b'[' | b'#')
-                || (b | 0x20 == b'u'
-                    && (i == 7 || {
-                        let n = w[i + 1];
-                        n | 0x20 == b'n' || !(0x20..0x7F).contains(&n)
-                    }))
-        });
-        let first = (flags != 0).then(|| (flags.trailing_zeros() / 8) as usize);
-        match (must, first) {
-            (Some(m), Some(f)) => assert!(f <= m, "{w:?}"),
-            (Some(_), None) => panic!("missed {w:?}"),
-            _ => {}
+        let is_stop = |b: u8| {
+            !(0x20..0x7F).contains(&b) && b != b'\t' && b != b'\n'
+                || matches!(b, b'<' | b'[' | b'#' | b':')
+        };
+        let stem = super::matcher::MARKER_STEM_FOR_TEST.as_bytes();
+        // A stop, or a `u` whose bytes up to the next stop (or the end) begin the stem.
+        let must_stop = |i: usize| {
+            if is_stop(text[i]) {
+                return true;
+            }
+            let next = (i..len).find(|&j| is_stop(text[j])).unwrap_or(len);
+            let run = &text[i..next];
+            text[i] | 0x20 == b'u'
+                && run.len() <= stem.len()
+                && run.eq_ignore_ascii_case(&stem[..run.len()])
+        };
+        for from in [0, len / 3, len - 1] {
+            let want = (from..len).find(|&i| must_stop(i)).unwrap_or(len);
+            let got = super::matcher::skip_plain_for_test(&text, from);
+            assert_eq!(got, want, "{text:?} from {from}");
         }
     }
 }
