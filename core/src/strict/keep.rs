@@ -316,17 +316,22 @@ impl Keeper {
     }
 
     /// Whether an RGI sequence covers the oldest entry; `None` while more text could
-    /// still decide it.
+    /// still decide it. Decided as soon as every walk of the trie through it has ended
+    /// inside the window or found a sequence: more text cannot change a walk that ended
+    /// (the window only grows at its end), so deciding early gives the answer waiting
+    /// would, without holding the text after it.
     fn covered(&self, last: bool) -> Option<bool> {
-        let after = self.len.saturating_sub(1);
-        if after < LOOKBACK && !last {
-            return None;
-        }
         let k = self.hist_len;
+        // A walk reached the end of the window still on the trie.
+        let mut open = false;
         for s in k.saturating_sub(LOOKBACK)..=k {
             let mut node = 0u16;
             let mut j = s;
-            while let Some(cp) = self.seq(j) {
+            loop {
+                let Some(cp) = self.seq(j) else {
+                    open = true;
+                    break;
+                };
                 let Some(next) = emoji_child(node, cp) else {
                     break;
                 };
@@ -337,7 +342,7 @@ impl Keeper {
                 j = j.saturating_add(1);
             }
         }
-        Some(false)
+        if open && !last { None } else { Some(false) }
     }
 
     /// RFC 5892 A.1's lookahead for the oldest entry, a ZWNJ: T* then R|D.
