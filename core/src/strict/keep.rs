@@ -8,6 +8,7 @@
 //! others are decided on sight, and text without members of D passes in whole runs.
 
 use super::class::DROP_LEADS;
+use crate::scan::{ByteSet, Finder, Scanner};
 use super::class::{
     EMOJI_MAX_LEN, JT_D, JT_L, JT_R, JT_T, emoji_child, emoji_terminal, in_drop_set, is_text_base,
     is_virama, joining_type,
@@ -99,9 +100,11 @@ impl Keeper {
     pub(crate) fn push(&mut self, text: &str, sink: &mut impl KeepSink) {
         let bytes = text.as_bytes();
         let mut i = 0usize;
+        // One scanner per piece: members of D close together share a block's mask.
+        let mut scanner = Scanner::new(&DROP_FINDER);
         while i < bytes.len() {
             if self.len == 0 {
-                let j = next_drop(text, i);
+                let j = next_drop(text, i, &mut scanner);
                 if j > i {
                     let run = text.get(i..j).unwrap_or_default();
                     sink.text(run);
@@ -371,20 +374,39 @@ impl Keeper {
     }
 }
 
+/// Lead bytes of members of D, for the block scan.
+static DROP_FINDER: Finder = Finder::new({
+    let mut set = ByteSet::EMPTY;
+    let mut b = 0u8;
+    loop {
+        if DROP_LEADS[b as usize] {
+            set = set.with(b);
+        }
+        if b == u8::MAX {
+            break;
+        }
+        b += 1;
+    }
+    set
+});
+
+/// Pieces shorter than this are scanned byte by byte (the block scan would pad them
+/// into a block of its own).
+const SHORT: usize = 64;
+
 /// The offset of the first member of D in `text` at or after `from`, or its length.
 #[inline]
-fn next_drop(text: &str, from: usize) -> usize {
+fn next_drop(text: &str, from: usize, scanner: &mut Scanner<'_>) -> usize {
     let bytes = text.as_bytes();
+    if bytes.len().saturating_sub(from) >= SHORT {
+        return scanner.next(bytes, from, |i, _| {
+            text.get(i..)
+                .and_then(|s| s.chars().next())
+                .is_some_and(in_drop_set)
+        });
+    }
     let mut i = from;
     loop {
-        // Members of D are never ASCII: skip ASCII eight bytes at a time.
-        while let Some(chunk) = bytes.get(i..i.saturating_add(8)) {
-            let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-            if word & 0x8080_8080_8080_8080 != 0 {
-                break;
-            }
-            i = i.saturating_add(8);
-        }
         let Some(off) = bytes.get(i..).and_then(|rest| {
             rest.iter()
                 .position(|&b| DROP_LEADS.get(usize::from(b)) == Some(&true))
