@@ -191,16 +191,52 @@ impl Writer<'_> {
     }
 }
 
+/// Kept runs shorter than this are gathered before steps 3–5 see them: between
+/// dense members of D step 2 keeps runs of a byte or two, and each piece costs the
+/// matcher a scan set-up (and a `u` at a piece's end a hold, as a marker may go on in
+/// the next piece). The matcher computes the same bytes however its input is cut.
+const BATCH: usize = 256;
+
 /// Steps 3–5 fed by step 2.
 struct MatchSink<'m, 's, 'w, 'o> {
     matcher: &'m mut Matcher<'s>,
     writer: &'w mut Writer<'o>,
+    /// Short kept runs not yet handed to the matcher, in order.
+    batch: [u8; BATCH],
+    batch_len: usize,
+}
+
+impl MatchSink<'_, '_, '_, '_> {
+    /// Hands the gathered runs to the matcher.
+    fn flush(&mut self) {
+        if self.batch_len == 0 {
+            return;
+        }
+        let gathered = self.batch.get(..self.batch_len).unwrap_or_default();
+        // Whole code points of `str`s were gathered, so this always holds.
+        if let Ok(text) = core::str::from_utf8(gathered) {
+            self.matcher.push(text, self.writer);
+        }
+        self.batch_len = 0;
+    }
 }
 
 impl KeepSink for MatchSink<'_, '_, '_, '_> {
     #[inline]
     fn text(&mut self, s: &str) {
-        self.matcher.push(s, self.writer);
+        if s.len() >= BATCH / 2 {
+            self.flush();
+            self.matcher.push(s, self.writer);
+            return;
+        }
+        if self.batch_len.saturating_add(s.len()) > BATCH {
+            self.flush();
+        }
+        let end = self.batch_len.saturating_add(s.len());
+        if let Some(dst) = self.batch.get_mut(self.batch_len..end) {
+            dst.copy_from_slice(s.as_bytes());
+            self.batch_len = end;
+        }
     }
 }
 
@@ -226,8 +262,11 @@ impl<'s> Engine<'s> {
         let mut sink = MatchSink {
             matcher: &mut self.matcher,
             writer,
+            batch: [0; BATCH],
+            batch_len: 0,
         };
         self.escapes.push(text, &mut |s| keeper.push(s, &mut sink));
+        sink.flush();
     }
 
     fn finish(&mut self, writer: &mut Writer<'_>) {
@@ -235,9 +274,12 @@ impl<'s> Engine<'s> {
         let mut sink = MatchSink {
             matcher: &mut self.matcher,
             writer,
+            batch: [0; BATCH],
+            batch_len: 0,
         };
         self.escapes.finish(&mut |s| keeper.push(s, &mut sink));
         keeper.finish(&mut sink);
+        sink.flush();
         self.matcher.finish(writer);
     }
 }
