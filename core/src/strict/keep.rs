@@ -8,11 +8,11 @@
 //! others are decided on sight, and text without members of D passes in whole runs.
 
 use super::class::DROP_LEADS;
-use crate::scan::{ByteSet, Finder, Scanner};
 use super::class::{
     EMOJI_MAX_LEN, JT_D, JT_L, JT_R, JT_T, emoji_child, emoji_terminal, in_drop_set, is_text_base,
     is_virama, joining_type,
 };
+use crate::scan::{ByteSet, Finder, Scanner};
 
 /// The most transparent (Joining_Type T) code points RFC 5892 A.1's context may span on
 /// either side of a ZWNJ; a longer run breaks it (no script needs more, and the
@@ -325,9 +325,25 @@ impl Keeper {
     /// would, without holding the text after it.
     fn covered(&self, last: bool) -> Option<bool> {
         let k = self.hist_len;
+        // No RGI sequence has an ASCII code point after its first, and only keycap bases
+        // begin one (tests: `ascii_only_begins_keycaps`): walks from before the last
+        // ASCII code point ahead of the entry die on it, and other ASCII starts at once.
+        let mut first = k.saturating_sub(LOOKBACK);
+        if let Some(j) = (first..k)
+            .rev()
+            .find(|&j| self.seq(j).is_some_and(|cp| cp < 0x80))
+        {
+            first = j;
+        }
         // A walk reached the end of the window still on the trie.
         let mut open = false;
-        for s in k.saturating_sub(LOOKBACK)..=k {
+        for s in first..=k {
+            if self
+                .seq(s)
+                .is_some_and(|cp| cp < 0x80 && !is_keycap_base(cp))
+            {
+                continue;
+            }
             let mut node = 0u16;
             let mut j = s;
             loop {
@@ -372,6 +388,12 @@ impl Keeper {
         }
         if last { Some(false) } else { None }
     }
+}
+
+/// The ASCII code points an RGI sequence may begin with (keycaps).
+#[inline]
+fn is_keycap_base(cp: u32) -> bool {
+    matches!(cp, 0x23 | 0x2A | 0x30..=0x39)
 }
 
 /// Lead bytes of members of D, for the block scan.
@@ -450,6 +472,21 @@ mod tests {
         k.push(text, &mut sink);
         k.finish(&mut sink);
         sink.out
+    }
+
+    #[test]
+    fn ascii_only_begins_keycaps() {
+        use super::super::tables::{EMOJI_EDGE_CP, EMOJI_EDGE_START};
+        let root_end = usize::from(EMOJI_EDGE_START[1]);
+        for (k, &cp) in EMOJI_EDGE_CP.iter().enumerate() {
+            if cp < 0x80 {
+                assert!(k < root_end, "ASCII {cp:X} after the first code point");
+                assert!(is_keycap_base(cp), "{cp:X}");
+            }
+        }
+        for cp in 0..0x80 {
+            assert_eq!(emoji_child(0, cp).is_some(), is_keycap_base(cp), "{cp:X}");
+        }
     }
 
     #[test]
