@@ -130,6 +130,28 @@ impl<'s> Detector<'s> {
         }
     }
 
+    /// Feeds the plain ASCII from `from` on while the search is under way: printable
+    /// bytes, TAB and LF, but not a pattern's first byte (the caller decides those);
+    /// returns where it stopped. The caller's byte-at-a-time path would do the same.
+    #[inline]
+    fn feed_plain(&mut self, bytes: &[u8], from: usize) -> usize {
+        let mut i = from;
+        while self.busy {
+            let Some(&b) = bytes.get(i) else { break };
+            let l = b.to_ascii_lowercase();
+            let plain = (0x20..0x7F).contains(&b) || b == b'\t' || b == b'\n';
+            if !plain || starts_pattern(l) {
+                break;
+            }
+            self.state = self.auto.step(self.state, l);
+            // The low byte of the info word is the literal mask.
+            self.found |= (self.auto.info(self.state) & INFO_LITERALS) as u8;
+            self.busy = self.state != 0;
+            i = i.saturating_add(1);
+        }
+        i
+    }
+
     /// One folded byte. Idle, only a literal's first byte moves the search: the
     /// automaton's marker states matter to redaction, which is not done here.
     #[inline]
@@ -202,8 +224,13 @@ impl<'s> Matcher<'s> {
         let stops = self.stops;
         let mut scanner = Scanner::new(&stops);
         while i < bytes.len() {
-            if self.hold_len == 0 && !self.detector.busy {
-                i = skip_plain(bytes, i, &mut scanner, &self.stop_set);
+            if self.hold_len == 0 {
+                if self.detector.busy {
+                    i = self.detector.feed_plain(bytes, i);
+                }
+                if !self.detector.busy {
+                    i = skip_plain(bytes, i, &mut scanner, &self.stop_set);
+                }
             }
             let Some(&b) = bytes.get(i) else { break };
             if b < 0x80
@@ -353,18 +380,37 @@ impl<'s> Matcher<'s> {
     }
 
     fn match_at(&self, off: usize, last: bool) -> Outcome {
+        // The first two folded bytes rule out most patterns before any is walked: every
+        // pattern has at least two bytes, and a barrier second ends them all.
+        let mut head = self.cursor(off);
+        let Some(Item::Char(b0, _)) = head.next() else {
+            return Outcome::NoMatch;
+        };
+        let b1 = match head.next() {
+            Some(Item::Char(b, _)) => Some(b),
+            Some(Item::Barrier(_)) => return Outcome::NoMatch,
+            None => None,
+        };
+        let may = |pat: &[u8]| {
+            pat.first() == Some(&b0) && b1.is_none_or(|b| pat.get(1) == Some(&b))
+        };
         let mut more = false;
         for (pat, kind) in FIXED {
+            if !may(pat.as_bytes()) {
+                continue;
+            }
             match fixed_at(self.cursor(off), pat.as_bytes()) {
                 Outcome::Match(end, _) => return Outcome::Match(end, kind),
                 Outcome::NeedMore => more = true,
                 Outcome::NoMatch => {}
             }
         }
-        match generic_at(self.cursor(off)) {
-            Outcome::Match(end, _) => return Outcome::Match(end, Kind::Token),
-            Outcome::NeedMore => more = true,
-            Outcome::NoMatch => {}
+        if may(b"<|") {
+            match generic_at(self.cursor(off)) {
+                Outcome::Match(end, _) => return Outcome::Match(end, Kind::Token),
+                Outcome::NeedMore => more = true,
+                Outcome::NoMatch => {}
+            }
         }
         if more && !last {
             Outcome::NeedMore
