@@ -180,7 +180,12 @@ mod tests {
         assert_eq!(n, 4174);
         // The shortcut agrees with the table.
         for c in '\0'..=char::MAX {
-            assert_eq!(in_drop_set(c), in_ranges(&DROP, u32::from(c)), "{:X}", u32::from(c));
+            assert_eq!(
+                in_drop_set(c),
+                in_ranges(&DROP, u32::from(c)),
+                "{:X}",
+                u32::from(c)
+            );
         }
         // Every member of the reference table is in D.
         for c in '\0'..=char::MAX {

@@ -391,9 +391,8 @@ impl<'s> Matcher<'s> {
             Some(Item::Barrier(_)) => return Outcome::NoMatch,
             None => None,
         };
-        let may = |pat: &[u8]| {
-            pat.first() == Some(&b0) && b1.is_none_or(|b| pat.get(1) == Some(&b))
-        };
+        let may =
+            |pat: &[u8]| pat.first() == Some(&b0) && b1.is_none_or(|b| pat.get(1) == Some(&b));
         let mut more = false;
         for (pat, kind) in FIXED {
             if !may(pat.as_bytes()) {
@@ -563,7 +562,26 @@ fn may_start(rest: &[u8]) -> bool {
         b'<' => b"|</set!",
         _ => b"",
     };
-    if !seconds.contains(&second.to_ascii_lowercase()) {
+    let second = second.to_ascii_lowercase();
+    if !seconds.contains(&second) {
+        return false;
+    }
+    // `<|` is the generic token's whole opening; any other pattern is decided by its
+    // third byte against the fixed patterns' first three.
+    if first == b'<' && second == b'|' {
+        return true;
+    }
+    let Some(&third) = rest.get(2) else {
+        return true;
+    };
+    if third >= 0x80 || is_dropped_control(char::from(third)) {
+        return true;
+    }
+    let key = [first, second, third.to_ascii_lowercase()];
+    if !FIXED
+        .iter()
+        .any(|(pat, _)| pat.as_bytes().get(..3) == Some(&key[..]))
+    {
         return false;
     }
     let generic: (&str, Kind) = ("<|", Kind::Token);
