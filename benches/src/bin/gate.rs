@@ -281,15 +281,16 @@ fn main() -> ExitCode {
         s(Memcpy, Mixed),
         bar(0.0, 0.0, 0.0),
     );
-    // The strict profile (issue 14). The gated floor guards against a collapse; the
-    // issue's target (a third of the reference on mixed prose) is not met yet and is
-    // reported as a target.
+    // The strict profile (issue 14). The gated floors guard against a collapse and
+    // are set well under what the shared machine measures (BENCHMARKS.md); the
+    // issue's targets that are not met yet are reported as targets.
     check(
         &mut bench,
         "strict-sanitize mixed / sanitize_prose mixed",
         s(StrictSanitize, Mixed),
         s(Sanitize, Mixed),
-        bar(1.0 / 40.0, 1.0 / 40.0, 1.0 / 3.0),
+        // The portable floor is main's: the strict scans were measured on AVX2 only.
+        bar(1.0 / 20.0, 1.0 / 40.0, 1.0 / 3.0),
     );
     check(
         &mut bench,
@@ -300,14 +301,23 @@ fn main() -> ExitCode {
     );
     for op in [StrictStrip, StrictSanitize] {
         for kind in Kind::HOSTILE {
-            // Targets, not floors yet: strict's dense drops run code point by code point.
+            // The prefix texts meet "within 8x of clean" with room, so that is their
+            // floor; dense members of D (every code point through the keep rules) and
+            // sanitize's literal prefix (the literal search busy on every byte) do
+            // not, so they have floors of their own and the target is reported. The
+            // portable floors stay 0 (reported): measured on AVX2 only.
+            let floor = match (op, kind) {
+                (_, HostileMarkerPrefix) | (StrictStrip, HostileLiteralPrefix) => 1.0 / 8.0,
+                (_, HostileLiteralPrefix) => 1.0 / 100.0,
+                _ => 1.0 / 500.0,
+            };
             let label = format!("{} {} / {} clean", op.name(), kind.name(), op.name());
             check(
                 &mut bench,
                 &label,
                 s(op, kind),
                 s(op, Clean),
-                bar(0.0, 0.0, 1.0 / 8.0),
+                bar(floor, 0.0, 1.0 / 8.0),
             );
         }
     }
