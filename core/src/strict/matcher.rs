@@ -136,6 +136,8 @@ impl<'s> Detector<'s> {
     #[inline]
     fn feed_plain(&mut self, bytes: &[u8], from: usize) -> usize {
         let mut i = from;
+        // Locals, not fields, in the loop: no store and reload per byte.
+        let (mut state, mut found) = (self.state, self.found);
         while self.busy {
             let Some(&b) = bytes.get(i) else { break };
             let l = b.to_ascii_lowercase();
@@ -143,12 +145,17 @@ impl<'s> Detector<'s> {
             if !plain || starts_pattern(l) {
                 break;
             }
-            self.state = self.auto.step(self.state, l);
+            state = self.auto.step(state, l);
             // The low byte of the info word is the literal mask.
-            self.found |= (self.auto.info(self.state) & INFO_LITERALS) as u8;
-            self.busy = self.state != 0;
+            found |= (self.auto.info(state) & INFO_LITERALS) as u8;
             i = i.saturating_add(1);
+            if state == 0 {
+                break;
+            }
         }
+        self.state = state;
+        self.found = found;
+        self.busy = state != 0;
         i
     }
 
