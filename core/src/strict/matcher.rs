@@ -197,7 +197,13 @@ pub(crate) struct Matcher<'s> {
     stop_set: ByteSet,
     /// Whether a marker, token or comment was replaced.
     pub(crate) replaced: bool,
+    /// Folds of recent non-ASCII code points, by the low bits of the code point: prose
+    /// repeats a few (dashes, quotes), and each fold is otherwise a table search.
+    fold_cache: [(u32, Fold); FOLD_CACHE],
 }
+
+/// Entries of [`Matcher`]'s fold cache (a power of two).
+const FOLD_CACHE: usize = 64;
 
 impl<'s> Matcher<'s> {
     pub(crate) fn new(set: &'s LiteralSet<'s>) -> Self {
@@ -206,6 +212,8 @@ impl<'s> Matcher<'s> {
         let stops = stop_finder(stop_set);
         Matcher {
             stop_set,
+            // Code point 0 is ASCII, never looked up here.
+            fold_cache: [(0, Fold::Barrier); FOLD_CACHE],
             detector,
             hold: ['\0'; HOLD],
             head: 0,
@@ -261,7 +269,7 @@ impl<'s> Matcher<'s> {
                 run = i;
                 continue;
             }
-            let f = fold(c);
+            let f = self.fold_cached(c);
             self.detector.feed(f);
             if self.hold_len == 0 {
                 let candidate = match f {
@@ -280,6 +288,26 @@ impl<'s> Matcher<'s> {
         if self.hold_len == 0 {
             put_run(text, run, bytes.len(), out);
         }
+    }
+
+    /// [`fold`], through the cache for non-ASCII code points.
+    #[inline]
+    fn fold_cached(&mut self, c: char) -> Fold {
+        let cp = u32::from(c);
+        if cp < 0x80 {
+            return fold(c);
+        }
+        let slot = (cp as usize) & (FOLD_CACHE - 1);
+        if let Some(&(k, f)) = self.fold_cache.get(slot)
+            && k == cp
+        {
+            return f;
+        }
+        let f = fold(c);
+        if let Some(e) = self.fold_cache.get_mut(slot) {
+            *e = (cp, f);
+        }
+        f
     }
 
     fn hold_push(&mut self, c: char, out: &mut impl Out) {
