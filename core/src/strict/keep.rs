@@ -397,7 +397,12 @@ fn is_keycap_base(cp: u32) -> bool {
 }
 
 /// Lead bytes of members of D, for the block scan.
-static DROP_FINDER: Finder = Finder::new({
+static DROP_FINDER: Finder = Finder::new(DROP_LEAD_SET);
+
+/// [`DROP_LEADS`] as a byte set.
+// Const evaluation: `b as usize` is below 256; a slip fails the build.
+#[allow(clippy::indexing_slicing)]
+const DROP_LEAD_SET: ByteSet = {
     let mut set = ByteSet::EMPTY;
     let mut b = 0u8;
     loop {
@@ -410,7 +415,7 @@ static DROP_FINDER: Finder = Finder::new({
         b += 1;
     }
     set
-});
+};
 
 /// Pieces shorter than this are scanned byte by byte (the block scan would pad them
 /// into a block of its own).

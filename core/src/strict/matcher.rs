@@ -138,7 +138,7 @@ impl<'s> Detector<'s> {
         let mut i = from;
         // Locals, not fields, in the loop: no store and reload per byte.
         let (mut state, mut found) = (self.state, self.found);
-        while self.busy {
+        while state != 0 {
             let Some(&b) = bytes.get(i) else { break };
             let l = b.to_ascii_lowercase();
             let plain = (0x20..0x7F).contains(&b) || b == b'\t' || b == b'\n';
@@ -149,9 +149,6 @@ impl<'s> Detector<'s> {
             // The low byte of the info word is the literal mask.
             found |= (self.auto.info(state) & INFO_LITERALS) as u8;
             i = i.saturating_add(1);
-            if state == 0 {
-                break;
-            }
         }
         self.state = state;
         self.found = found;
