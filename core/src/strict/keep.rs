@@ -12,7 +12,7 @@ use super::class::{
     EMOJI_MAX_LEN, JT_D, JT_L, JT_R, JT_T, emoji_child, emoji_terminal, in_drop_set, is_text_base,
     is_virama, joining_type,
 };
-use crate::scan::{ByteSet, Finder, Scanner};
+use crate::scan::{Backend, ByteSet, Finder, Scanner};
 
 /// The most transparent (Joining_Type T) code points RFC 5892 A.1's context may span on
 /// either side of a ZWNJ; a longer run breaks it (no script needs more, and the
@@ -79,6 +79,8 @@ pub(crate) struct Keeper {
     len: usize,
     /// Byte offset of the next code point in the input.
     pos: usize,
+    /// The scan backend, picked on the first piece (`new` is `const`).
+    backend: Option<Backend>,
 }
 
 impl Keeper {
@@ -93,6 +95,7 @@ impl Keeper {
             start: 0,
             len: 0,
             pos: 0,
+            backend: None,
         }
     }
 
@@ -101,7 +104,8 @@ impl Keeper {
         let bytes = text.as_bytes();
         let mut i = 0usize;
         // One scanner per piece: members of D close together share a block's mask.
-        let mut scanner = Scanner::new(&DROP_FINDER);
+        let backend = *self.backend.get_or_insert_with(Backend::best);
+        let mut scanner = Scanner::new(&DROP_FINDER, backend);
         while i < bytes.len() {
             if self.len == 0 {
                 let j = next_drop(text, i, &mut scanner);

@@ -11,7 +11,7 @@ use super::class::{Fold, fold};
 use crate::forgery::{
     AnyAutomaton, Automaton, ENVELOPE_MARKERS, INFO_LITERALS, LiteralSet, MARKER_REDACTION,
 };
-use crate::scan::{ByteSet, Finder, Scanner};
+use crate::scan::{Backend, ByteSet, Finder, Scanner};
 
 /// What a special token is replaced with (§5).
 pub const TOKEN_REDACTION: &str = "[redacted special token]";
@@ -197,6 +197,8 @@ pub(crate) struct Matcher<'s> {
     /// Folds of recent non-ASCII code points, by the low bits of the code point: prose
     /// repeats a few (dashes, quotes), and each fold is otherwise a table search.
     fold_cache: [(u32, Fold); FOLD_CACHE],
+    /// The scan backend.
+    backend: Backend,
 }
 
 /// Entries of [`Matcher`]'s fold cache (a power of two).
@@ -211,6 +213,7 @@ impl<'s> Matcher<'s> {
             stop_set,
             // Code point 0 is ASCII, never looked up here.
             fold_cache: [(0, Fold::Barrier); FOLD_CACHE],
+            backend: Backend::best(),
             detector,
             hold: ['\0'; HOLD],
             head: 0,
@@ -234,7 +237,7 @@ impl<'s> Matcher<'s> {
         let mut run = 0usize;
         // One scanner per piece: stops close together share a block's mask.
         let stops = self.stops;
-        let mut scanner = Scanner::new(&stops);
+        let mut scanner = Scanner::new(&stops, self.backend);
         while i < bytes.len() {
             if self.hold_len == 0 {
                 if self.detector.busy {
@@ -550,8 +553,8 @@ const SHORT: usize = 64;
 
 /// [`skip_plain`] for the tests, with the default stops.
 #[cfg(test)]
-pub(crate) fn skip_plain_for_test(bytes: &[u8], from: usize) -> usize {
-    let mut scanner = Scanner::new(&DEFAULT_STOPS);
+pub(crate) fn skip_plain_for_test(bytes: &[u8], from: usize, backend: Backend) -> usize {
+    let mut scanner = Scanner::new(&DEFAULT_STOPS, backend);
     skip_plain(bytes, from, &mut scanner, &BASE_STOPS.with(b'#'))
 }
 
