@@ -283,7 +283,14 @@ impl<'s> Matcher<'s> {
             put_run(text, run, here, out);
             run = i;
             self.hold_push(c, out);
-            self.resolve(false, out);
+            // Deciding later gives the same bytes (a match or a mismatch found with
+            // fewer code points stands with more; the held text is emitted in order),
+            // so a growing hold is decided when its length doubles, and always before
+            // it fills: a long token opening costs a linear number of walks, not a
+            // quadratic one.
+            if self.hold_len.is_power_of_two() || self.hold_len >= HOLD.saturating_sub(1) {
+                self.resolve(false, out);
+            }
         }
         if self.hold_len == 0 {
             put_run(text, run, bytes.len(), out);
