@@ -1170,6 +1170,42 @@ fn doctor_fails_without_claude_code_wiring() {
 }
 
 #[test]
+fn doctor_reports_tool_output_wiring() {
+    let g = Gate::new();
+    let out = g.run(&["guard", "doctor"], b"");
+    assert!(
+        out.stdout
+            .contains("info Claude Code PostToolUse tool-output containment: not wired"),
+        "{}",
+        out.stdout
+    );
+    let mut settings: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(g.settings()).unwrap()).unwrap();
+    let post = json!([{"matcher": "Bash|Read", "hooks": [{"type": "command", "command": "airlock hook tool-output"}]}]);
+    settings["hooks"]["PostToolUse"] = post;
+    std::fs::write(g.settings(), serde_json::to_vec(&settings).unwrap()).unwrap();
+    let out = g.run(&["guard", "doctor"], b"");
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("the matcher leaves out: WebFetch, Grep, Glob, mcp__server__tool"),
+        "{}",
+        out.stdout
+    );
+    settings["hooks"]["PostToolUse"][0]["matcher"] = json!("*");
+    std::fs::write(g.settings(), serde_json::to_vec(&settings).unwrap()).unwrap();
+    let out = g.run(&["guard", "doctor"], b"");
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(
+        out.stdout.contains(
+            "ok   Claude Code PostToolUse tool-output containment: every tool's result is contained"
+        ),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
 fn doctor_fails_when_a_control_misbehaves() {
     let g = Gate::new();
     g.edit_config(|c| {

@@ -89,9 +89,6 @@ const SCRATCH_MAX = 4 * 1024 * 1024;
 // Larger than any input length; used as "no cap" when the JS-side cut applies.
 const NO_CAP = Number.MAX_SAFE_INTEGER;
 
-// The truncation note is at most this long (two decimal numbers of ≤ 16 digits).
-const NOTE_MAX = 160;
-
 const REPLACEMENT = Buffer.from('\uFFFD', 'utf8');
 
 // Step 2 of sanitize_prose, for the malformed-string path only.
@@ -428,7 +425,9 @@ export function createAirlock(options = {}) {
 
   /** Runs airlock_sanitize_prose on the encoded input; the result string, or throws. */
   function sanitizeEncoded(cap, field, original, exact) {
-    let room = output(Math.min(inLen + Math.floor(inLen / 21) * 5, cap + NOTE_MAX));
+    // Sized by the library's own bound, so it always suffices; the retry below stays
+    // for a library that disagrees with this binding's build.
+    let room = output(Number(c.worstCaseProfile(ENUMS.PROFILE.REFERENCE, inLen, cap)));
     let st = c.sanitize(inP, inLen, fieldP, fieldLen, cap, outP, room, OUT_LEN, msgAddr, msgBuf.length, MSG_LEN, 0);
     if (st === BUFFER_TOO_SMALL) {
       room = output(word(0));

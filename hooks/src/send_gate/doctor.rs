@@ -54,8 +54,7 @@ const SAMPLE_TOOLS: [(&str, Kind); 14] = [
     ("mcp__slack__reply_thread", Kind::Reply),
 ];
 
-/// One hook a client must run, and the tools it must see. Issue 16's
-/// `tool-output` hook is one more row here.
+/// One hook a client must run, and the tools it must see.
 struct RequiredHook {
     event: &'static str,
     /// A hook command runs it when it names `airlock` and this subcommand.
@@ -84,6 +83,11 @@ impl Report {
         let sep = if detail.is_empty() { "" } else { ": " };
         print(&format!("  {mark} {label}{sep}{detail}"));
         self.healthy &= good;
+    }
+
+    /// A line that informs without judging: an optional hook that is absent.
+    fn note(&mut self, label: &str, detail: &str) {
+        print(&format!("  info {label}: {detail}"));
     }
 
     fn routing(&mut self, good: bool, label: &str, detail: &str) {
@@ -351,6 +355,59 @@ fn wiring(paths: &Paths, config: &Config, report: &mut Report) {
             client_wiring(client, hook, &gated, report);
         }
     }
+    if let Some(claude) = clients.first() {
+        tool_output_wiring(claude, report);
+    }
+}
+
+/// The PostToolUse `tool-output` hook (issue 16) is optional: absent, tool results
+/// reach the model uncontained, which the doctor says without failing; wired for
+/// some tools only, it is a misconfiguration, which fails.
+const TOOL_OUTPUT_HOOK: RequiredHook = RequiredHook {
+    event: "PostToolUse",
+    subcommand: "hook tool-output",
+};
+
+/// Tools whose results the model reads; a `tool-output` matcher must cover all.
+const TOOL_OUTPUT_SAMPLES: [&str; 6] = [
+    "Bash",
+    "Read",
+    "WebFetch",
+    "Grep",
+    "Glob",
+    "mcp__server__tool",
+];
+
+fn tool_output_wiring(client: &Client, report: &mut Report) {
+    let label = format!("{} PostToolUse tool-output containment", client.name);
+    let Ok(settings) = read_capped(&client.file, super::MAX_CONFIG_BYTES, Links::Follow)
+        .and_then(|b| serde_json::from_slice::<Value>(&b).map_err(|e| e.to_string()))
+    else {
+        // Unreadable settings already failed the send-gate wiring line above.
+        return;
+    };
+    let matchers = gate_matchers(&settings, &TOOL_OUTPUT_HOOK);
+    if matchers.is_empty() {
+        report.note(
+            &label,
+            "not wired: tool results reach the model uncontained (`airlock hook tool-output --print-config` prints the entry)",
+        );
+        return;
+    }
+    let missed: Vec<&str> = TOOL_OUTPUT_SAMPLES
+        .iter()
+        .copied()
+        .filter(|tool| !matchers.iter().any(|m| matcher_matches(m, tool)))
+        .collect();
+    report.line(
+        missed.is_empty(),
+        &label,
+        &if missed.is_empty() {
+            "every tool's result is contained".to_owned()
+        } else {
+            format!("the matcher leaves out: {}", missed.join(", "))
+        },
+    );
 }
 
 fn client_wiring(client: &Client, hook: &RequiredHook, gated: &[&str], report: &mut Report) {
