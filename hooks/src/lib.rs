@@ -12,6 +12,7 @@
 //! deadline — to a deny (or, for tool output, a withheld notice): Claude Code lets a
 //! call through on any other exit code.
 
+pub mod json;
 pub mod send_gate;
 pub mod tool_output;
 pub mod write_scope;

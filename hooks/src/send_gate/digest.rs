@@ -123,65 +123,10 @@ pub(crate) fn canonical_number(n: &serde_json::Number) -> String {
     if n.is_u64() || n.is_i64() {
         return n.to_string();
     }
-    n.as_f64().map_or_else(|| n.to_string(), js_number)
+    n.as_f64()
+        .map_or_else(|| n.to_string(), crate::json::number)
 }
 
-// The same layout as the CLI's `json::number` (`airlock truncate --json`); the
-// hooks crate cannot reach the binary's module.
-/// `JSON.stringify(x)` for a number: shortest round-trip digits laid out as
-/// ECMAScript's Number::toString does; non-finite numbers become `null`.
-fn js_number(x: f64) -> String {
-    use std::fmt::Write as _;
-    if !x.is_finite() {
-        return "null".to_owned();
-    }
-    if x == 0.0 {
-        return "0".to_owned();
-    }
-    // `{:e}` gives the shortest round-trip digits: "d.ddde-7".
-    let sci = format!("{:e}", x.abs());
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let e: i64 = exp.parse().unwrap_or(0);
-    let k = i64::try_from(digits.len()).unwrap_or(1);
-    let n = e.saturating_add(1);
-    let mut out = String::new();
-    if x < 0.0 {
-        out.push('-');
-    }
-    if k <= n && n <= 21 {
-        out.push_str(&digits);
-        for _ in 0..n.saturating_sub(k) {
-            out.push('0');
-        }
-    } else if 0 < n && n <= 21 {
-        let (int, frac) = digits.split_at(usize::try_from(n).unwrap_or(0).min(digits.len()));
-        let _ = write!(out, "{int}.{frac}");
-    } else if -6 < n && n <= 0 {
-        out.push_str("0.");
-        for _ in 0..n.unsigned_abs() {
-            out.push('0');
-        }
-        out.push_str(&digits);
-    } else {
-        let (first, rest) = digits.split_at(1.min(digits.len()));
-        out.push_str(first);
-        if !rest.is_empty() {
-            let _ = write!(out, ".{rest}");
-        }
-        let e = n.saturating_sub(1);
-        let _ = write!(
-            out,
-            "e{}{}",
-            if e < 0 { '-' } else { '+' },
-            e.unsigned_abs()
-        );
-    }
-    out
-}
-
-/// The string as serde_json writes it (`"` `\\` and the controls escaped,
-/// everything else as itself), streamed: a large string is never copied.
 fn write_string(s: &str, out: &mut impl Sink) {
     out.put("\"");
     let mut run_start = 0usize;
