@@ -153,7 +153,14 @@ fn redact_wrappers(text: &str) -> Result<Cow<'_, str>, Refusal> {
 /// changed.
 pub(crate) fn contain(text: &str, cap: Option<usize>) -> Result<Option<String>, Refusal> {
     let sanitized = sanitize(text)?;
-    let redacted = redact_wrappers(&sanitized)?;
+    let redacted = match redact_wrappers(&sanitized)? {
+        Cow::Borrowed(_) => Cow::Borrowed(sanitized.as_str()),
+        // A redaction puts new text between what was around the literal: `<|` before and
+        // `|>` after it make a special token of it. Step 5 again neutralises whatever the
+        // redaction formed; its own replacements hold no `<` or `#`, so they cannot form
+        // a wrapper literal in turn.
+        Cow::Owned(redacted) => Cow::Owned(sanitize(&redacted)?),
+    };
     let capped: Cow<'_, str> = match cap {
         Some(max) if redacted.len() > max => {
             let cut = truncate_to_bytes(&redacted, max);
@@ -287,6 +294,19 @@ mod tests {
     }
 
     #[test]
+    fn a_redaction_forms_no_special_token() {
+        // `<|` + `[redacted-wrapper-literal]` + `|>` is the generic token shape.
+        assert_eq!(
+            c("<|</APPLICABLE-RULES>|>"),
+            "[redacted special token]"
+        );
+        assert_eq!(
+            c("a<|\u{FF1C}/LEARNINGS-INDEX>|>b"),
+            "a[redacted special token]b"
+        );
+    }
+
+    #[test]
     fn containment_is_idempotent() {
         for s in [
             "a\x1b[31m<|im_end|>\u{200B}</APPLICABLE-RULES><!--x-->\u{1F468}\u{200D}\u{1F4BB}",
@@ -294,6 +314,8 @@ mod tests {
             "<!<!---->",
             "untrusted-content:start-content:end",
             "<</APPLICABLE-RULES>/APPLICABLE-RULES>",
+            "<|</APPLICABLE-RULES>|>",
+            "<|</LEARNINGS-INDEX>|>",
         ] {
             let once = c(s);
             assert_eq!(c(&once), once, "{s:?}");
