@@ -25,6 +25,15 @@ use serde_json::Value;
 /// output at 30,000 characters and Read at 256 KiB by default, so this is far above them.
 pub(crate) const MAX_INPUT_BYTES: usize = 8 * 1024 * 1024;
 
+/// Most JSON values (keys included) an input may hold. A parsed value costs 32 bytes and
+/// more (an object's entry, its key, the allocator's share): 8 MiB of `0,` would be four
+/// million of them, hundreds of MiB. This many keeps the tree under ~24 MiB; a Glob of
+/// 100,000 paths is well inside it.
+pub(crate) const MAX_JSON_VALUES: usize = 256 * 1024;
+
+/// Most bytes of contained text a call may produce beyond what it was given.
+const MAX_CONTAINED_BYTES: usize = MAX_INPUT_BYTES;
+
 /// The hook's own deadline: well under the `timeout` its settings entry gives Claude Code,
 /// so that a slow call still ends in a notice rather than in Claude Code's timeout (after
 /// which the original output goes to the model).
@@ -67,8 +76,12 @@ pub(crate) enum Withhold {
     TooLarge,
     /// The input is not the PostToolUse call it should be.
     Malformed(String),
+    /// The input holds more than [`MAX_JSON_VALUES`] JSON values.
+    TooManyValues,
     /// The hook's own deadline passed.
     Deadline,
+    /// Containment would produce more than [`MAX_CONTAINED_BYTES`] of text.
+    Growth,
     /// A buffer could not be reserved.
     Allocation,
     /// The hook panicked.
@@ -82,7 +95,17 @@ impl fmt::Display for Withhold {
             Withhold::Unreadable(why) => write!(f, "hook input unreadable: {why}"),
             Withhold::TooLarge => write!(f, "hook input larger than {MAX_INPUT_BYTES} bytes"),
             Withhold::Malformed(why) => write!(f, "hook input malformed: {why}"),
+            Withhold::TooManyValues => {
+                write!(
+                    f,
+                    "hook input holds more than {MAX_JSON_VALUES} JSON values"
+                )
+            }
             Withhold::Deadline => write!(f, "containment deadline passed"),
+            Withhold::Growth => write!(
+                f,
+                "contained output would be larger than {MAX_CONTAINED_BYTES} bytes"
+            ),
             Withhold::Allocation => write!(f, "containment could not allocate its buffers"),
             Withhold::Panic => write!(f, "internal error"),
         }
@@ -287,7 +310,13 @@ pub(crate) fn decide(input: &[u8], opts: &Options, deadline: &Deadline) -> Reply
     if input.len() > MAX_INPUT_BYTES {
         return withheld(None, None, Withhold::TooLarge);
     }
-    let call: Value = match serde_json::from_slice(input) {
+    if json_values_over(input, MAX_JSON_VALUES) {
+        return withheld(None, None, Withhold::TooManyValues);
+    }
+    let input = lone_surrogates_replaced(input);
+    // The client holds the lone surrogates still: it must be given the repaired text.
+    let repaired = matches!(input, std::borrow::Cow::Owned(_));
+    let call: Value = match serde_json::from_slice(&input) {
         Ok(v) => v,
         Err(e) => return withheld(None, None, Withhold::Malformed(format!("not JSON ({e})"))),
     };
@@ -304,7 +333,7 @@ pub(crate) fn decide(input: &[u8], opts: &Options, deadline: &Deadline) -> Reply
             );
         }
     };
-    let Some(response) = call.remove("tool_response") else {
+    let Some(mut response) = call.remove("tool_response") else {
         return withheld(
             Some(tool),
             None,
@@ -319,14 +348,104 @@ pub(crate) fn decide(input: &[u8], opts: &Options, deadline: &Deadline) -> Reply
                 panic!("{TEST_PANIC_ENV} is set");
             }
         }
-        rebuild::contain_value(&response, opts.cap_for(&tool), deadline)
+        let mut budget = rebuild::Budget::new(MAX_CONTAINED_BYTES);
+        rebuild::contain_value(&mut response, opts.cap_for(&tool), &mut budget, deadline)
     }))
     .unwrap_or(Err(Withhold::Panic));
+    // On a refusal `response` may be contained in part: the withheld notice keeps only
+    // its shape and labels.
     match contained {
-        Ok(None) => Reply::Unchanged,
-        Ok(Some(output)) => Reply::Contained { tool, output },
+        Ok(false) if !repaired => Reply::Unchanged,
+        Ok(_) => Reply::Contained {
+            tool,
+            output: response,
+        },
         Err(reason) => withheld(Some(tool), Some(response), reason),
     }
+}
+
+/// Whether `input` holds more than `max` JSON values, counted without parsing: every
+/// value but the outermost and every key follows a `[`, `{`, `,` or `:` outside strings
+/// (an over-count for empty containers, which is the safe side).
+fn json_values_over(input: &[u8], max: usize) -> bool {
+    let mut count = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in input {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+        } else if b == b'"' {
+            in_string = true;
+        } else if matches!(b, b'[' | b'{' | b',' | b':') {
+            count = count.saturating_add(1);
+            if count > max {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// `input` with every unpaired UTF-16 surrogate escape (`\ud800` alone) in its strings
+/// replaced by `\ufffd`, as a lossy UTF-8 decoder would. `JSON.stringify` writes a lone
+/// surrogate that way, and an MCP server can put one in its result; serde_json refuses
+/// it, which would withhold the whole output, and, with no tool name known yet, stop the
+/// session. Same length, so the repair is in place on one copy, made only if needed.
+fn lone_surrogates_replaced(input: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    let mut out: Option<Vec<u8>> = None;
+    let mut in_string = false;
+    let mut i = 0usize;
+    while let Some(&b) = input.get(i) {
+        if !in_string {
+            in_string = b == b'"';
+            i = i.saturating_add(1);
+            continue;
+        }
+        match b {
+            b'"' => in_string = false,
+            b'\\' => {
+                let Some(unit) = escape_unit(input, i) else {
+                    // `\\`, `\"` and the other short escapes: skip the escaped byte.
+                    i = i.saturating_add(2);
+                    continue;
+                };
+                let next = escape_unit(input, i.saturating_add(6));
+                let paired = (0xD800..0xDC00).contains(&unit)
+                    && next.is_some_and(|n| (0xDC00..0xE000).contains(&n));
+                if paired {
+                    i = i.saturating_add(12);
+                    continue;
+                }
+                if (0xD800..0xE000).contains(&unit) {
+                    let buf = out.get_or_insert_with(|| input.to_vec());
+                    if let Some(slot) = buf.get_mut(i.saturating_add(2)..i.saturating_add(6)) {
+                        slot.copy_from_slice(b"fffd");
+                    }
+                }
+                i = i.saturating_add(6);
+                continue;
+            }
+            _ => {}
+        }
+        i = i.saturating_add(1);
+    }
+    match out {
+        Some(buf) => std::borrow::Cow::Owned(buf),
+        None => std::borrow::Cow::Borrowed(input),
+    }
+}
+
+/// The code unit of a `\uXXXX` escape starting at `at`.
+fn escape_unit(input: &[u8], at: usize) -> Option<u32> {
+    let esc = input.get(at..at.checked_add(6)?)?;
+    let hex = esc.strip_prefix(b"\\u")?;
+    u32::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()
 }
 
 /// Whoever prints first — the hook or its watchdog — is the only one who prints.
@@ -519,6 +638,57 @@ mod tests {
         assert!(Options::new(None, &["Bash".into()]).is_err());
         assert!(Options::new(None, &["=5".into()]).is_err());
         assert!(Options::new(None, &["Bash=x".into()]).is_err());
+    }
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters() {
+        let fixed = |s: &str| {
+            String::from_utf8(lone_surrogates_replaced(s.as_bytes()).into_owned()).unwrap()
+        };
+        assert_eq!(fixed(r#"{"a":"x\ud800y"}"#), r#"{"a":"x\ufffdy"}"#);
+        assert_eq!(
+            fixed(r#"{"a":"\uDFFF\ud83d\ude00"}"#),
+            r#"{"a":"\ufffd\ud83d\ude00"}"#
+        );
+        assert_eq!(fixed(r#"{"a":"\ud83d\u0041"}"#), r#"{"a":"\ufffd\u0041"}"#);
+        // An escaped backslash before `u` is no escape; outside strings nothing changes.
+        assert_eq!(fixed(r#"{"a":"\\ud800"}"#), r#"{"a":"\\ud800"}"#);
+        assert_eq!(fixed(r#"{"a":"\""} \ud800"#), r#"{"a":"\""} \ud800"#);
+        assert_eq!(fixed(r#"{"a":"\ud800"#), r#"{"a":"\ufffd"#);
+        let input = br#"{"tool_name":"mcp__m__t","tool_response":[{"type":"text","text":"a\ud800\u200b"}]}"#;
+        match decide(
+            input,
+            &Options::default(),
+            &Deadline::after(Duration::from_secs(60)),
+        ) {
+            Reply::Contained { output, .. } => {
+                assert_eq!(
+                    output,
+                    serde_json::json!([{"type": "text", "text": "a\u{FFFD}"}])
+                );
+            }
+            _ => panic!("not contained"),
+        }
+    }
+
+    #[test]
+    fn json_values_are_counted_before_parsing() {
+        assert!(!json_values_over(b"[1,2,3]", 3));
+        assert!(json_values_over(b"[1,2,3,4]", 3));
+        // Structure inside strings is text.
+        assert!(!json_values_over(br#"["[,,,:{", "\"[[[["]"#, 2));
+        let many = format!("[{}0]", "0,".repeat(MAX_JSON_VALUES));
+        match decide(
+            format!(r#"{{"tool_name":"Bash","tool_response":{many}}}"#).as_bytes(),
+            &Options::default(),
+            &Deadline::after(Duration::from_secs(60)),
+        ) {
+            Reply::Withheld {
+                reason: Withhold::TooManyValues,
+                ..
+            } => {}
+            _ => panic!("not withheld"),
+        }
     }
 
     #[test]

@@ -28,6 +28,9 @@ pub(crate) const WRAPPER_REDACTION: &str = "[redacted-wrapper-literal]";
 pub(crate) enum Refusal {
     /// A buffer for the result could not be reserved.
     Allocation,
+    /// The contained text would be larger than the bytes left to the call: special
+    /// tokens grow about fivefold, and the hook's memory is bounded by the input's size.
+    TooLarge,
 }
 
 impl From<TryReserveError> for Refusal {
@@ -39,34 +42,62 @@ impl From<TryReserveError> for Refusal {
 /// Field name core puts in a rejection message; with no literals there is none.
 const FIELD: &str = "tool output";
 
-/// Step 1: strict sanitize without literals or cap.
-fn sanitize(text: &str) -> Result<String, Refusal> {
+/// Step 1: strict sanitize without literals or cap, refusing a result over `limit` bytes
+/// before reserving it.
+fn sanitize(text: &str, limit: usize) -> Result<String, Refusal> {
     // Most text shrinks or barely grows; start at its size plus slack and grow once to
     // what core reports it needs, rather than reserving the 6× worst case up front.
-    let mut size = text.len().saturating_add(256);
+    let mut size = text.len().saturating_add(256).min(limit.saturating_add(1));
     for _ in 0..2 {
         let mut out: Vec<u8> = Vec::new();
         out.try_reserve_exact(size)?;
         out.resize(size, 0);
-        match Profile::Strict.sanitize_prose_with(
+        let written = match Profile::Strict.sanitize_prose_with(
             text,
             FIELD,
             usize::MAX,
             &LiteralSet::EMPTY,
             &mut out,
         ) {
-            Ok(prose) => {
-                let mut s = String::new();
-                s.try_reserve_exact(prose.text.len())?;
-                s.push_str(prose.text);
-                return Ok(s);
+            Ok(prose) => Written {
+                len: prose.text.len(),
+                at_start: prose.text.as_ptr() == out.as_ptr(),
+            },
+            Err(ProseError::BufferTooSmall(short)) => {
+                if short.needed > limit {
+                    return Err(Refusal::TooLarge);
+                }
+                size = short.needed;
+                continue;
             }
-            Err(ProseError::BufferTooSmall(short)) => size = short.needed,
             // No literals, so nothing can be rejected; refuse rather than guess.
             Err(ProseError::Rejected(_)) => return Err(Refusal::Allocation),
+        };
+        if written.len > limit {
+            return Err(Refusal::TooLarge);
         }
+        // The text is at the start of the buffer: keep the buffer rather than holding a
+        // second copy of a text that may be megabytes.
+        if written.at_start {
+            out.truncate(written.len);
+            out.shrink_to_fit();
+            return String::from_utf8(out).map_err(|_| Refusal::Allocation);
+        }
+        let mut s = String::new();
+        s.try_reserve_exact(written.len)?;
+        s.push_str(
+            std::str::from_utf8(out.get(..written.len).unwrap_or_default())
+                .map_err(|_| Refusal::Allocation)?,
+        );
+        return Ok(s);
     }
     Err(Refusal::Allocation)
+}
+
+/// Where core wrote its output in the buffer.
+struct Written {
+    len: usize,
+    at_start: bool,
 }
 
 /// The wrapper literals on the folded view (printable ASCII, lower case).
@@ -150,16 +181,20 @@ fn redact_wrappers(text: &str) -> Result<Cow<'_, str>, Refusal> {
 }
 
 /// `text` contained, cut to `cap` bytes (plus the note) if given; `None` when nothing
-/// changed.
-pub(crate) fn contain(text: &str, cap: Option<usize>) -> Result<Option<String>, Refusal> {
-    let sanitized = sanitize(text)?;
+/// changed. A result over `limit` bytes is refused ([`Refusal::TooLarge`]).
+pub(crate) fn contain(
+    text: &str,
+    cap: Option<usize>,
+    limit: usize,
+) -> Result<Option<String>, Refusal> {
+    let sanitized = sanitize(text, limit)?;
     let redacted = match redact_wrappers(&sanitized)? {
         Cow::Borrowed(_) => Cow::Borrowed(sanitized.as_str()),
         // A redaction puts new text between what was around the literal: `<|` before and
         // `|>` after it make a special token of it. Step 5 again neutralises whatever the
         // redaction formed; its own replacements hold no `<` or `#`, so they cannot form
         // a wrapper literal in turn.
-        Cow::Owned(redacted) => Cow::Owned(sanitize(&redacted)?),
+        Cow::Owned(redacted) => Cow::Owned(sanitize(&redacted, limit)?),
     };
     let capped: Cow<'_, str> = match cap {
         Some(max) if redacted.len() > max => {
@@ -176,6 +211,9 @@ pub(crate) fn contain(text: &str, cap: Option<usize>) -> Result<Option<String>, 
         }
         _ => redacted,
     };
+    if capped.len() > limit {
+        return Err(Refusal::TooLarge);
+    }
     Ok((capped != text).then(|| capped.into_owned()))
 }
 
@@ -185,16 +223,18 @@ mod tests {
     use super::*;
 
     fn c(s: &str) -> String {
-        contain(s, None).unwrap().unwrap_or_else(|| s.to_owned())
+        contain(s, None, usize::MAX)
+            .unwrap()
+            .unwrap_or_else(|| s.to_owned())
     }
 
     #[test]
     fn unchanged_text_is_none() {
         assert_eq!(
-            contain("plain text, caf\u{e9} 3 < 4 > 2 <b>", None).unwrap(),
+            contain("plain text, caf\u{e9} 3 < 4 > 2 <b>", None, usize::MAX).unwrap(),
             None
         );
-        assert_eq!(contain("", None).unwrap(), None);
+        assert_eq!(contain("", None, usize::MAX).unwrap(), None);
     }
 
     #[test]
@@ -221,7 +261,7 @@ mod tests {
             "\u{1F3F4}\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}",
             "\u{645}\u{6CC}\u{200C}\u{62E}\u{648}\u{627}\u{647}\u{645}",
         ] {
-            assert_eq!(contain(e, None).unwrap(), None, "{e:?}");
+            assert_eq!(contain(e, None, usize::MAX).unwrap(), None, "{e:?}");
         }
         // Tags that spell no RGI flag go.
         assert_eq!(
@@ -269,21 +309,36 @@ mod tests {
             "[redacted special token] hi [redacted special token]"
         );
         assert_eq!(c("a <!-- do this --> b"), "a [html-comment] do this --> b");
-        assert_eq!(contain("<||> a || b", None).unwrap(), None);
+        assert_eq!(contain("<||> a || b", None, usize::MAX).unwrap(), None);
     }
 
     #[test]
     fn cap_cuts_with_the_reference_note() {
         assert_eq!(
-            contain("abcdefghij", Some(4)).unwrap().unwrap(),
+            contain("abcdefghij", Some(4), usize::MAX).unwrap().unwrap(),
             "abcd […truncated by the reconciliation engine: 10 bytes exceeded the 4-byte cap]"
         );
-        assert_eq!(contain("abcd", Some(4)).unwrap(), None);
+        assert_eq!(contain("abcd", Some(4), usize::MAX).unwrap(), None);
         // The cap counts what is left after containment.
         assert_eq!(
-            contain("ab\u{200B}\u{200B}", Some(2)).unwrap().unwrap(),
+            contain("ab\u{200B}\u{200B}", Some(2), usize::MAX)
+                .unwrap()
+                .unwrap(),
             "ab"
         );
+    }
+
+    #[test]
+    fn output_over_the_limit_is_refused_before_it_is_built() {
+        let many = "<|a|>".repeat(1000);
+        assert_eq!(contain(&many, None, 23_999), Err(Refusal::TooLarge));
+        assert!(contain(&many, None, 24_000).unwrap().is_some());
+        // A redaction that grows the text counts too.
+        assert_eq!(
+            contain("</LEARNINGS-INDEX>", None, 20),
+            Err(Refusal::TooLarge)
+        );
+        assert_eq!(contain("abc", None, 3).unwrap(), None);
     }
 
     #[test]
@@ -296,10 +351,7 @@ mod tests {
     #[test]
     fn a_redaction_forms_no_special_token() {
         // `<|` + `[redacted-wrapper-literal]` + `|>` is the generic token shape.
-        assert_eq!(
-            c("<|</APPLICABLE-RULES>|>"),
-            "[redacted special token]"
-        );
+        assert_eq!(c("<|</APPLICABLE-RULES>|>"), "[redacted special token]");
         assert_eq!(
             c("a<|\u{FF1C}/LEARNINGS-INDEX>|>b"),
             "a[redacted special token]b"

@@ -8,47 +8,146 @@ use serde_json::{Map, Value};
 use super::contain::{Refusal, contain};
 use super::{Deadline, Withhold};
 
-/// `value` with every string contained; `None` when nothing changed.
+/// The bytes of contained text a call may still produce. Containment grows some text
+/// (a 5-byte special token becomes 24 bytes); without a bound, 8 MiB of tokens would
+/// need 40 MiB per copy.
+pub(crate) struct Budget {
+    left: usize,
+}
+
+impl Budget {
+    /// A budget of `bytes` of contained text.
+    pub(crate) fn new(bytes: usize) -> Self {
+        Budget { left: bytes }
+    }
+
+    fn contain(&mut self, text: &str, cap: Option<usize>) -> Result<Option<String>, Withhold> {
+        let new = contain(text, cap, self.left).map_err(|r| match r {
+            Refusal::Allocation => Withhold::Allocation,
+            Refusal::TooLarge => Withhold::Growth,
+        })?;
+        if let Some(new) = &new {
+            self.left = self.left.saturating_sub(new.len());
+        }
+        Ok(new)
+    }
+}
+
+/// Contains every string of `value` in place, keys included; `true` when anything
+/// changed. Nothing is copied but the strings that change, so memory stays within the
+/// parsed input plus the contained text.
 pub(crate) fn contain_value(
-    value: &Value,
+    value: &mut Value,
     cap: Option<usize>,
+    budget: &mut Budget,
     deadline: &Deadline,
-) -> Result<Option<Value>, Withhold> {
+) -> Result<bool, Withhold> {
     deadline.check()?;
     Ok(match value {
-        Value::String(s) => contain_str(s, cap)?.map(Value::String),
-        Value::Array(items) => {
-            let mut changed: Option<Vec<Value>> = None;
-            for (i, item) in items.iter().enumerate() {
-                if let Some(new) = contain_value(item, cap, deadline)? {
-                    let list = changed.get_or_insert_with(|| items.clone());
-                    if let Some(slot) = list.get_mut(i) {
-                        *slot = new;
-                    }
-                }
+        Value::String(s) => match budget.contain(s, cap)? {
+            Some(new) => {
+                *s = new;
+                true
             }
-            changed.map(Value::Array)
+            None => false,
+        },
+        Value::Array(items) => {
+            let mut changed = false;
+            for item in items.iter_mut() {
+                changed |= contain_value(item, cap, budget, deadline)?;
+            }
+            changed | join_text_runs(items, budget)?
         }
         Value::Object(map) => {
-            let mut any = false;
-            let mut out = Map::new();
-            for (key, item) in map {
-                let new_key = contain_str(key, None)?;
-                let new_item = contain_value(item, cap, deadline)?;
-                any |= new_key.is_some() || new_item.is_some();
-                out.insert(
-                    new_key.unwrap_or_else(|| key.clone()),
-                    new_item.unwrap_or_else(|| item.clone()),
-                );
+            let mut changed = false;
+            for item in map.values_mut() {
+                changed |= contain_value(item, cap, budget, deadline)?;
             }
-            any.then_some(Value::Object(out))
+            changed | contain_keys(map, budget)?
         }
-        Value::Null | Value::Bool(_) | Value::Number(_) => None,
+        Value::Null | Value::Bool(_) | Value::Number(_) => false,
     })
 }
 
-fn contain_str(s: &str, cap: Option<usize>) -> Result<Option<String>, Withhold> {
-    contain(s, cap).map_err(|Refusal::Allocation| Withhold::Allocation)
+/// Renames every key whose text containment changes.
+fn contain_keys(map: &mut Map<String, Value>, budget: &mut Budget) -> Result<bool, Withhold> {
+    let mut renames: Vec<(String, String)> = Vec::new();
+    for key in map.keys() {
+        if let Some(new) = budget.contain(key, None)? {
+            renames.push((key.clone(), new));
+        }
+    }
+    for (old, new) in &renames {
+        // Two keys that contain to one text would lose a value without a trace.
+        if map.contains_key(new) {
+            return Err(Withhold::Malformed(
+                "two keys of the tool output are one text once contained".into(),
+            ));
+        }
+        if let Some(v) = map.remove(old) {
+            map.insert(new.clone(), v);
+        }
+    }
+    Ok(!renames.is_empty())
+}
+
+/// The text of a content block `{"type": "text", "text": …}`.
+fn text_of_block(v: &Value) -> Option<&str> {
+    let block = v.as_object()?;
+    (block.get("type")?.as_str()? == "text")
+        .then(|| block.get("text")?.as_str())
+        .flatten()
+}
+
+/// Adjacent text blocks reach the model as one text, with nothing between them: a token
+/// or a wrapper literal split across two blocks (`<|im_` then `end|>`) passes each
+/// block's containment. Each run of two or more whose joined text containment would
+/// change becomes one block holding the joined text contained.
+fn join_text_runs(items: &mut Vec<Value>, budget: &mut Budget) -> Result<bool, Withhold> {
+    let mut joined: Option<Vec<Value>> = None;
+    let mut at = 0usize;
+    while at < items.len() {
+        let run_end = items
+            .iter()
+            .skip(at)
+            .position(|v| text_of_block(v).is_none())
+            .map_or(items.len(), |n| at.saturating_add(n));
+        let run = items.get(at..run_end).unwrap_or_default();
+        let merged = if run.len() >= 2 {
+            let mut text = String::new();
+            for block in run {
+                let part = text_of_block(block).unwrap_or_default();
+                text.try_reserve(part.len())
+                    .map_err(|_| Withhold::Allocation)?;
+                text.push_str(part);
+            }
+            budget.contain(&text, None)?
+        } else {
+            None
+        };
+        if let Some(text) = merged {
+            let out = joined.get_or_insert_with(|| items.iter().take(at).cloned().collect());
+            let mut first = run.first().cloned().unwrap_or(Value::Null);
+            if let Some(block) = first.as_object_mut() {
+                block.insert("text".into(), Value::String(text));
+            }
+            out.push(first);
+        } else if let Some(out) = joined.as_mut() {
+            out.extend(run.iter().cloned());
+        }
+        // The non-text item that ended the run, if any.
+        if let (Some(out), Some(item)) = (joined.as_mut(), items.get(run_end)) {
+            out.push(item.clone());
+        }
+        at = run_end.saturating_add(1);
+    }
+    Ok(match joined {
+        Some(out) => {
+            *items = out;
+            true
+        }
+        None => false,
+    })
 }
 
 /// Where each built-in tool keeps the text the model reads, for the withheld notice.
@@ -178,6 +277,57 @@ fn place_first(value: &mut Value, notice: &str, placed: &mut bool) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn contained(mut v: Value) -> Value {
+        let deadline = Deadline::after(std::time::Duration::from_secs(60));
+        let mut budget = Budget::new(1 << 20);
+        contain_value(&mut v, None, &mut budget, &deadline).unwrap();
+        v
+    }
+
+    #[test]
+    fn a_token_split_across_text_blocks_is_joined_and_contained() {
+        let v = json!([
+            {"type": "text", "text": "<|im_"},
+            {"type": "text", "text": "end|>"},
+            {"type": "image", "data": "QUJD", "mimeType": "image/png"},
+            {"type": "text", "text": "</APPLICABLE-"},
+            {"type": "text", "text": "RULES>"},
+            {"type": "text", "text": " ok"},
+        ]);
+        assert_eq!(
+            contained(v),
+            json!([
+                {"type": "text", "text": "[redacted special token]"},
+                {"type": "image", "data": "QUJD", "mimeType": "image/png"},
+                {"type": "text", "text": "[redacted-wrapper-literal] ok"},
+            ])
+        );
+        // Blocks whose junction forms nothing stay apart.
+        let clean = json!([{"type": "text", "text": "a <"}, {"type": "text", "text": "b"}]);
+        assert_eq!(contained(clean.clone()), clean);
+    }
+
+    #[test]
+    fn keys_that_contain_to_one_text_withhold() {
+        let deadline = Deadline::after(std::time::Duration::from_secs(60));
+        let mut v = json!({"a": "1", "a\u{200B}": "2"});
+        let r = contain_value(&mut v, None, &mut Budget::new(1 << 20), &deadline);
+        assert!(matches!(r, Err(Withhold::Malformed(_))));
+        assert_eq!(
+            contained(json!({"k\u{200B}": ["x\u{202E}"]})),
+            json!({"k": ["x"]})
+        );
+    }
+
+    #[test]
+    fn the_budget_spans_the_whole_call() {
+        let deadline = Deadline::after(std::time::Duration::from_secs(60));
+        // Each string alone fits; together they do not.
+        let mut v = json!(["<|a|>".repeat(10), "<|a|>".repeat(10)]);
+        let r = contain_value(&mut v, None, &mut Budget::new(300), &deadline);
+        assert!(matches!(r, Err(Withhold::Growth)));
+    }
 
     #[test]
     fn withheld_bash_keeps_its_shape() {
