@@ -117,10 +117,21 @@ fn fold(name: &OsStr) -> String {
     let text = text.split(':').next().unwrap_or_default();
     let text = text.trim_end_matches(['.', ' ']);
     text.chars()
+        // HFS+ ignores these in names: `.g\u{200C}it` opens `.git` on macOS (git's own
+        // `is_hfs_dotgit` skips the same list, CVE-2014-9390).
+        .filter(|c| !is_hfs_ignorable(*c))
         .flat_map(char::to_lowercase)
         // Case folding maps the long s to `s`; `to_lowercase` leaves it.
         .map(|c| if c == '\u{17f}' { 's' } else { c })
         .collect()
+}
+
+/// The code points HFS+ leaves out of a name when it compares names.
+fn is_hfs_ignorable(c: char) -> bool {
+    matches!(
+        c,
+        '\u{200C}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{206A}'..='\u{206F}' | '\u{FEFF}'
+    )
 }
 
 /// Whether the folded `name` may stand for the folded protected `wanted`.
@@ -202,6 +213,10 @@ mod tests {
             "sub/.ClAuDe/settings.json",
             "claude~1/settings.json",
             ".huſky/pre-commit",
+            ".g\u{200C}it/hooks/pre-commit",
+            "\u{FEFF}.git/config",
+            ".cl\u{200D}aude\u{202E}/settings.json",
+            ".git\u{206F}/config",
         ] {
             assert!(hit(path, 0).is_some(), "{path}");
         }
