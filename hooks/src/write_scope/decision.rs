@@ -98,6 +98,11 @@ fn check_write(tool: &str, call: &Call, opts: &Options) -> Result<(), String> {
         None => None,
     };
     let absolute = absolute_target(tool, target, cwd)?;
+    if let Some(at) = per_process_path(&absolute) {
+        return Err(format!(
+            "{tool} to {target:?} denied: it goes through {at:?}, under /proc or /dev, where a name means one thing to the guard and another to Claude Code (/proc/self/cwd, /proc/self/fd/N, /dev/fd/N are each process's own)"
+        ));
+    }
     let resolved =
         resolve_physical(&absolute).map_err(|why| format!("{tool} to {target:?} denied: {why}"))?;
     let shown = shown_target(target, &absolute, &resolved.path);
@@ -151,6 +156,44 @@ fn check_write(tool: &str, call: &Call, opts: &Options) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Most symbolic links followed looking for a per-process path (Linux's `MAXSYMLINKS`).
+const MAX_LINK_HOPS: u32 = 40;
+
+/// The first prefix of `path`, as the client and the kernel would walk it, that lies under
+/// `/proc` or `/dev` — spelled so, or reached through a symbolic link. The guard resolves
+/// `/proc/self/…` and `/dev/fd/…` in its own process: the file it checks is not the one
+/// the client opens. A chain longer than [`MAX_LINK_HOPS`] is reported too.
+fn per_process_path(path: &Path) -> Option<PathBuf> {
+    let mut hops = 0u32;
+    per_process_walk(&lexical(path), &mut hops)
+}
+
+fn per_process_walk(path: &Path, hops: &mut u32) -> Option<PathBuf> {
+    let parts: Vec<Component<'_>> = path.components().collect();
+    let mut prefix = PathBuf::new();
+    for (index, part) in parts.iter().enumerate() {
+        prefix.push(part);
+        if prefix.starts_with("/proc") || prefix.starts_with("/dev") {
+            return Some(prefix);
+        }
+        // The prefix walked so far holds no symbolic link, so the first one met is
+        // followed from a physical parent: `..` in its target is taken as the kernel
+        // takes it.
+        let Ok(target) = fs::read_link(&prefix) else {
+            continue;
+        };
+        *hops = hops.saturating_add(1);
+        if *hops > MAX_LINK_HOPS {
+            return Some(prefix);
+        }
+        let mut next = prefix.parent().map(Path::to_path_buf).unwrap_or_default();
+        next.push(target);
+        next.extend(parts.get(index.saturating_add(1)..).unwrap_or_default());
+        return per_process_walk(&lexical(&next), hops);
+    }
+    None
 }
 
 /// The client resolves `..` lexically (`path.resolve`) and only then lets the kernel follow
@@ -613,6 +656,30 @@ mod hardening_tests {
             ("cafe\u{301}.md", "NFC"),
         ] {
             denied_because(decide(&call(&root, path), &o), needle);
+        }
+    }
+
+    #[test]
+    fn per_process_paths_are_denied() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(dir.path()).unwrap();
+        fs::create_dir_all(root.join("docs")).unwrap();
+        std::os::unix::fs::symlink("/proc/self/cwd", root.join("docs/here")).unwrap();
+        std::os::unix::fs::symlink("../../../../../../../../dev/fd", root.join("docs/fds"))
+            .unwrap();
+        std::os::unix::fs::symlink("here", root.join("docs/chain")).unwrap();
+        let o = with(&root, &[], &["docs"]);
+        assert_eq!(decide(&call(&root, "docs/a.md"), &o), Decision::Allow);
+        for path in [
+            "/proc/self/cwd/docs/a.md".to_owned(),
+            format!("/proc/self/root{}/docs/a.md", root.display()),
+            "/proc/thread-self/cwd/docs/a.md".to_owned(),
+            "/dev/fd/3".to_owned(),
+            "docs/here/docs/a.md".to_owned(),
+            "docs/chain/docs/a.md".to_owned(),
+            "docs/fds/9".to_owned(),
+        ] {
+            denied_because(decide(&call(&root, &path), &o), "under /proc or /dev");
         }
     }
 
