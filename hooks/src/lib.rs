@@ -43,6 +43,23 @@ pub mod decoders {
         }
     }
 
+    /// The tool-output hook's whole decision on one PostToolUse call `input`: the line
+    /// it prints (`None`: nothing changed), under `--max-bytes max_bytes`, with a
+    /// deadline of `deadline_ms`.
+    pub fn tool_output(
+        input: &[u8],
+        max_bytes: Option<usize>,
+        deadline_ms: u64,
+    ) -> Option<String> {
+        crate::tool_output::decide_line(input, max_bytes, deadline_ms)
+    }
+
+    /// Strict containment of one string as the tool-output hook does it, with no cap and
+    /// no budget: `None` when `text` is already contained.
+    pub fn tool_output_contain(text: &str) -> Option<String> {
+        crate::tool_output::contain_one(text)
+    }
+
     /// The send gate's first step: `Ok(tool_name)` when `input` is a JSON object with a
     /// string `tool_name` and an object `tool_input` within the size, node and depth
     /// limits; otherwise the reason it blocks.

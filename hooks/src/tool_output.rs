@@ -212,6 +212,17 @@ pub(crate) enum Reply {
     Unchanged,
     /// The contained result.
     Contained { tool: String, output: Value },
+    /// A failed tool (`PostToolUseFailure`): Claude Code gives the model its `error`
+    /// text as it is — the text holds the failing command's stdout and stderr — and lets
+    /// a hook only add context, never replace it. When containment would change that
+    /// text, or it cannot be read, the session stops so that the model gets no turn to
+    /// act on it; the contained text goes along as context.
+    FailureStop {
+        /// Why the session stops.
+        reason: String,
+        /// The contained error text, or the notice.
+        context: String,
+    },
     /// The notice instead of the result.
     Withheld {
         tool: Option<String>,
@@ -230,6 +241,26 @@ struct HookOutput<'a> {
     system_message: Option<&'a str>,
     #[serde(rename = "hookSpecificOutput")]
     specific: Specific<'a>,
+}
+
+#[derive(Serialize)]
+struct FailureOutput<'a> {
+    #[serde(rename = "continue")]
+    keep_going: bool,
+    #[serde(rename = "stopReason")]
+    stop_reason: &'a str,
+    #[serde(rename = "systemMessage")]
+    system_message: &'a str,
+    #[serde(rename = "hookSpecificOutput")]
+    specific: FailureSpecific<'a>,
+}
+
+#[derive(Serialize)]
+struct FailureSpecific<'a> {
+    #[serde(rename = "hookEventName")]
+    event: &'static str,
+    #[serde(rename = "additionalContext")]
+    context: &'a str,
 }
 
 #[derive(Serialize)]
@@ -254,6 +285,18 @@ impl Reply {
     pub(crate) fn line(&self) -> Option<String> {
         let line = match self {
             Reply::Unchanged => return None,
+            Reply::FailureStop { reason, context } => {
+                let stop = format!("airlock tool-output: {reason}");
+                serde_json::to_string(&FailureOutput {
+                    keep_going: false,
+                    stop_reason: &stop,
+                    system_message: &stop,
+                    specific: FailureSpecific {
+                        event: "PostToolUseFailure",
+                        context,
+                    },
+                })
+            }
             Reply::Contained { tool, output } => serde_json::to_string(&HookOutput {
                 keep_going: None,
                 stop_reason: None,
@@ -333,6 +376,9 @@ pub(crate) fn decide(input: &[u8], opts: &Options, deadline: &Deadline) -> Reply
             );
         }
     };
+    if call.get("hook_event_name").and_then(Value::as_str) == Some("PostToolUseFailure") {
+        return failure(call.remove("error"), deadline);
+    }
     let Some(mut response) = call.remove("tool_response") else {
         return withheld(
             Some(tool),
@@ -362,6 +408,55 @@ pub(crate) fn decide(input: &[u8], opts: &Options, deadline: &Deadline) -> Reply
         },
         Err(reason) => withheld(Some(tool), Some(response), reason),
     }
+}
+
+/// The reply to a `PostToolUseFailure` call whose `error` is `error`.
+fn failure(error: Option<Value>, deadline: &Deadline) -> Reply {
+    let stop = |reason: String, context: String| Reply::FailureStop { reason, context };
+    let Some(Value::String(error)) = error else {
+        let why = "the failed tool's error is not a string";
+        return stop(why.into(), format!("[airlock: {why}]"));
+    };
+    let contained = panic::catch_unwind(AssertUnwindSafe(|| {
+        deadline.check()?;
+        rebuild::Budget::new(MAX_CONTAINED_BYTES).contain(&error, None)
+    }))
+    .unwrap_or(Err(Withhold::Panic));
+    match contained {
+        Ok(None) => Reply::Unchanged,
+        Ok(Some(text)) => stop(
+            "the failed tool's error text, which Claude Code shows the model unchanged, holds what containment removes (escape sequences, hidden code points, forged markers or tokens): session stopped".into(),
+            format!("[airlock: the failed tool's error, contained:]\n{text}"),
+        ),
+        Err(reason) => stop(
+            format!("the failed tool's error text could not be contained ({reason}): session stopped"),
+            format!("[airlock: tool error withheld: {reason}]"),
+        ),
+    }
+}
+
+/// [`decide`]'s stdout line under `--max-bytes` and a deadline `deadline_ms` from now,
+/// for the fuzz target.
+pub(crate) fn decide_line(
+    input: &[u8],
+    max_bytes: Option<usize>,
+    deadline_ms: u64,
+) -> Option<String> {
+    let opts = Options {
+        max_bytes,
+        tools: Vec::new(),
+    };
+    decide(
+        input,
+        &opts,
+        &Deadline::after(Duration::from_millis(deadline_ms)),
+    )
+    .line()
+}
+
+/// One string contained, for the fuzz target's fixed-point check.
+pub(crate) fn contain_one(text: &str) -> Option<String> {
+    contain::contain(text, None, usize::MAX).unwrap_or_default()
 }
 
 /// Whether `input` holds more than `max` JSON values, counted without parsing: every

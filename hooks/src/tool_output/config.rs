@@ -14,6 +14,10 @@ struct Settings {
 struct SettingsHooks {
     #[serde(rename = "PostToolUse")]
     post_tool_use: [Matcher; 1],
+    /// A failed tool's error reaches the model without a PostToolUse call: the hook
+    /// stops the session when that text is not contained.
+    #[serde(rename = "PostToolUseFailure")]
+    post_tool_use_failure: [Matcher; 1],
 }
 
 #[derive(Serialize)]
@@ -42,16 +46,19 @@ pub(crate) fn settings_snippet(
     for t in tools {
         command.extend(["--tool".to_owned(), shell_quote(t)]);
     }
+    let command = command.join(" ");
+    let matcher = || Matcher {
+        matcher: "*",
+        hooks: [Command {
+            kind: "command",
+            command: command.clone(),
+            timeout: SETTINGS_TIMEOUT_SECS,
+        }],
+    };
     serde_json::to_string_pretty(&Settings {
         hooks: SettingsHooks {
-            post_tool_use: [Matcher {
-                matcher: "*",
-                hooks: [Command {
-                    kind: "command",
-                    command: command.join(" "),
-                    timeout: SETTINGS_TIMEOUT_SECS,
-                }],
-            }],
+            post_tool_use: [matcher()],
+            post_tool_use_failure: [matcher()],
         },
     })
 }

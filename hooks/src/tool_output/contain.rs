@@ -180,6 +180,15 @@ fn redact_wrappers(text: &str) -> Result<Cow<'_, str>, Refusal> {
     })
 }
 
+/// Whether a code point of `text` folds to something holding `|`.
+fn has_folded_bar(text: &str) -> bool {
+    text.chars().any(|c| match c {
+        '|' => true,
+        c if c.is_ascii() => false,
+        c => fold_of(c).is_some_and(|f| f.contains('|')),
+    })
+}
+
 /// `text` contained, cut to `cap` bytes (plus the note) if given; `None` when nothing
 /// changed. A result over `limit` bytes is refused ([`Refusal::TooLarge`]).
 pub(crate) fn contain(
@@ -194,7 +203,12 @@ pub(crate) fn contain(
         // `|>` after it make a special token of it. Step 5 again neutralises whatever the
         // redaction formed; its own replacements hold no `<` or `#`, so they cannot form
         // a wrapper literal in turn.
-        Cow::Owned(redacted) => Cow::Owned(sanitize(&redacted, limit)?),
+        // Only the generic `<|`…`|>` shape can take the replacement in (it has no space),
+        // so the pass is needed only where a `|` is left on the folded view.
+        Cow::Owned(redacted) if has_folded_bar(&redacted) => {
+            Cow::Owned(sanitize(&redacted, limit)?)
+        }
+        Cow::Owned(redacted) => Cow::Owned(redacted),
     };
     let capped: Cow<'_, str> = match cap {
         Some(max) if redacted.len() > max => {

@@ -21,7 +21,11 @@ impl Budget {
         Budget { left: bytes }
     }
 
-    fn contain(&mut self, text: &str, cap: Option<usize>) -> Result<Option<String>, Withhold> {
+    pub(crate) fn contain(
+        &mut self,
+        text: &str,
+        cap: Option<usize>,
+    ) -> Result<Option<String>, Withhold> {
         let new = contain(text, cap, self.left).map_err(|r| match r {
             Refusal::Allocation => Withhold::Allocation,
             Refusal::TooLarge => Withhold::Growth,
