@@ -27,7 +27,7 @@ for target in $(cargo +nightly fuzz list); do
   limits=()
   asan="${ASAN_OPTIONS:-}"
   case "$target" in
-    write_scope)
+    write_scope | tool_output)
       limits=(-rss_limit_mb=64 -timeout=1)
       asan="${asan:+$asan:}quarantine_size_mb=0"
       ;;
