@@ -29,7 +29,7 @@ for target in $(cargo +nightly fuzz list); do
   case "$target" in
     write_scope | tool_output)
       limits=(-rss_limit_mb=64 -timeout=1)
-      asan="${asan:+$asan:}quarantine_size_mb=0"
+      asan="${asan:+$asan:}quarantine_size_mb=0:allocator_release_to_os_interval_ms=0"
       ;;
   esac
   ASAN_OPTIONS="$asan" cargo +nightly fuzz run -O "$target" "$work" -- -max_total_time="$secs" \

@@ -197,18 +197,18 @@ pub(crate) fn contain(
     limit: usize,
 ) -> Result<Option<String>, Refusal> {
     let sanitized = sanitize(text, limit)?;
-    let redacted = match redact_wrappers(&sanitized)? {
-        Cow::Borrowed(_) => Cow::Borrowed(sanitized.as_str()),
-        // A redaction puts new text between what was around the literal: `<|` before and
-        // `|>` after it make a special token of it. Step 5 again neutralises whatever the
-        // redaction formed; its own replacements hold no `<` or `#`, so they cannot form
-        // a wrapper literal in turn.
-        // Only the generic `<|`…`|>` shape can take the replacement in (it has no space),
-        // so the pass is needed only where a `|` is left on the folded view.
-        Cow::Owned(redacted) if has_folded_bar(&redacted) => {
-            Cow::Owned(sanitize(&redacted, limit)?)
-        }
-        Cow::Owned(redacted) => Cow::Owned(redacted),
+    let redacted = redact_wrappers(&sanitized)?;
+    // `[html-comment]` (core's step 5) and `[redacted-wrapper-literal]` hold no space, so
+    // between `<|` and `|>` each becomes the name of a special token: `<|<!--|>` gives
+    // `<|[html-comment]|>`. Step 5 once more neutralises what they formed; its second
+    // pass inserts only `[redacted special token]`, whose spaces keep it out of any name,
+    // so two passes reach the fixed point. Needed only where a `|` is left.
+    let formed = (matches!(redacted, Cow::Owned(_)) || redacted.contains("[html-comment]"))
+        && has_folded_bar(&redacted);
+    let redacted: Cow<'_, str> = if formed {
+        Cow::Owned(sanitize(&redacted, limit)?)
+    } else {
+        redacted
     };
     let capped: Cow<'_, str> = match cap {
         Some(max) if redacted.len() > max => {
@@ -370,6 +370,12 @@ mod tests {
             c("a<|\u{FF1C}/LEARNINGS-INDEX>|>b"),
             "a[redacted special token]b"
         );
+        // Found by the tool_output fuzz target: core's `[html-comment]` does the same.
+        assert_eq!(
+            c("\nim_end<|<|<!--<!--|>"),
+            "\nim_end<|[redacted special token]"
+        );
+        assert_eq!(c("<|<!--|>"), "[redacted special token]");
     }
 
     #[test]
