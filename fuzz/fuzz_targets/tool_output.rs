@@ -6,7 +6,7 @@
 //! tokens, wrapper literals, envelope markers and `<!--` (ASCII, fullwidth, Cyrillic,
 //! with invisibles inside), ESC sequences cut anywhere, CR/LF, lone surrogate escapes,
 //! MCP content blocks of several types, strings in keys, nesting, and padding up to
-//! 4 MiB (a padded call, the hook's output line and the harness's parse of it must fit
+//! 1 MiB (a padded call, the hook's output line and the harness's parse of it must fit
 //! in libFuzzer's 64 MiB beside its own ~24 MiB; the 8 MiB case is held by
 //! `dense_and_growing_inputs_stay_within_64_mib` on the uninstrumented binary). Invariants:
 //! * the answer is nothing or exactly one JSON line, and input that is not JSON is
@@ -187,7 +187,7 @@ fn grammar(data: &[u8]) -> (Vec<u8>, Option<usize>) {
     // Padding: a long plain string or many small values. Reserved exactly: a doubling
     // buffer would count against the 64 MiB that the hook, not the harness, promises.
     let (pad, unit) = match g.byte() % 8 {
-        0 => (usize::from(g.byte()) << 14, "x"),
+        0 => (usize::from(g.byte()) << 12, "x"),
         1 => (usize::from(g.byte()) << 10, "0,"),
         _ => (0, ""),
     };
