@@ -225,7 +225,7 @@ fn is_text_block(v: &Value) -> Option<&str> {
 /// is a fixed point of containment.
 fn assert_contained(v: &Value, what: &str) {
     let check = |s: &str| {
-        if let Some(again) = airlock_cli::decoders::tool_output_contain(s) {
+        if let Some(again) = airlock_hooks::decoders::tool_output_contain(s) {
             panic!("{what}: {s:?} is not contained (would become {again:?})");
         }
     };
@@ -271,7 +271,7 @@ fuzz_target!(|data: &[u8]| {
         None => return,
     };
     // The hook's deadline, longer than libFuzzer's timeout: a slow input is a finding.
-    let line = airlock_cli::decoders::tool_output(&input, cap, 10_000);
+    let line = airlock_hooks::decoders::tool_output(&input, cap, 10_000);
     let Some(line) = line else {
         let call: Value = serde_json::from_slice(&input)
             .expect("input that is not JSON was answered with nothing");

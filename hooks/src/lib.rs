@@ -46,11 +46,7 @@ pub mod decoders {
     /// The tool-output hook's whole decision on one PostToolUse call `input`: the line
     /// it prints (`None`: nothing changed), under `--max-bytes max_bytes`, with a
     /// deadline of `deadline_ms`.
-    pub fn tool_output(
-        input: &[u8],
-        max_bytes: Option<usize>,
-        deadline_ms: u64,
-    ) -> Option<String> {
+    pub fn tool_output(input: &[u8], max_bytes: Option<usize>, deadline_ms: u64) -> Option<String> {
         crate::tool_output::decide_line(input, max_bytes, deadline_ms)
     }
 
