@@ -9,11 +9,13 @@
 
 mod config;
 mod contain;
+mod quarantine;
 mod rebuild;
 
 use std::fmt;
 use std::io::{self, IsTerminal, Read, Write};
 use std::panic::{self, AssertUnwindSafe};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -63,6 +65,10 @@ pub struct ToolOutputArgs {
     /// Print the settings.json snippet registering this hook with these flags, and exit.
     #[arg(long)]
     print_config: bool,
+    /// Run as the PreToolUse entry: deny every tool call of a session quarantined
+    /// after a failed tool printed hostile text (see `cli/TOOL_OUTPUT.md`).
+    #[arg(long)]
+    quarantine_gate: bool,
 }
 
 /// Why the output was withheld. Each reason is what the model reads in the notice.
@@ -138,10 +144,24 @@ struct ToolCap {
 }
 
 /// The parsed command line.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct Options {
     max_bytes: Option<usize>,
     tools: Vec<ToolCap>,
+    /// Where a session is quarantined, or why it cannot be.
+    state: Result<PathBuf, String>,
+}
+
+impl Default for Options {
+    /// No caps, and no state directory (the hook's command line sets it from the
+    /// environment; tests and the fuzz target never write markers).
+    fn default() -> Self {
+        Options {
+            max_bytes: None,
+            tools: Vec::new(),
+            state: Err("no state directory was given".into()),
+        }
+    }
 }
 
 impl Options {
@@ -168,7 +188,11 @@ impl Options {
                 })
             })
             .collect::<Result<Vec<_>, String>>()?;
-        Ok(Options { max_bytes, tools })
+        Ok(Options {
+            max_bytes,
+            tools,
+            ..Options::default()
+        })
     }
 
     /// The cap for `tool`: the first matching `--tool`, else `--max-bytes`.
@@ -377,7 +401,12 @@ pub(crate) fn decide(input: &[u8], opts: &Options, deadline: &Deadline) -> Reply
         }
     };
     if call.get("hook_event_name").and_then(Value::as_str) == Some("PostToolUseFailure") {
-        return failure(call.remove("error"), deadline);
+        let session = call
+            .get("session_id")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let reply = failure(call.remove("error"), deadline);
+        return quarantined(reply, session.as_deref(), &tool, &opts.state);
     }
     let Some(mut response) = call.remove("tool_response") else {
         return withheld(
@@ -435,6 +464,30 @@ fn failure(error: Option<Value>, deadline: &Deadline) -> Reply {
     }
 }
 
+/// `reply` to a failure, after marking the session when the reply stops it: the client
+/// shows the model the error anyway and ignores `continue: false`, so the marker is what
+/// keeps the model from acting on it (the `--quarantine-gate` entry denies its calls).
+fn quarantined(
+    reply: Reply,
+    session: Option<&str>,
+    tool: &str,
+    state: &Result<PathBuf, String>,
+) -> Reply {
+    let Reply::FailureStop { reason, context } = reply else {
+        return reply;
+    };
+    let marked = match (session.filter(|s| !s.is_empty()), state) {
+        (None, _) => Err("the call names no session_id".to_owned()),
+        (Some(_), Err(why)) => Err(why.clone()),
+        (Some(session), Ok(dir)) => quarantine::mark(dir, session, tool, &reason),
+    };
+    let reason = match marked {
+        Ok(()) => format!("{reason}; every later tool call of this session is denied"),
+        Err(why) => format!("{reason}; the session could NOT be quarantined ({why})"),
+    };
+    Reply::FailureStop { reason, context }
+}
+
 /// [`decide`]'s stdout line under `--max-bytes` and a deadline `deadline_ms` from now,
 /// for the fuzz target.
 pub(crate) fn decide_line(
@@ -444,7 +497,7 @@ pub(crate) fn decide_line(
 ) -> Option<String> {
     let opts = Options {
         max_bytes,
-        tools: Vec::new(),
+        ..Options::default()
     };
     decide(
         input,
@@ -578,6 +631,9 @@ pub fn run(args: &ToolOutputArgs) -> ExitCode {
         return print_config(args);
     }
     panic::set_hook(Box::new(|_| {}));
+    if args.quarantine_gate {
+        return run_gate();
+    }
     let budget = deadline_duration();
     let deadline = Deadline::after(budget);
     // The watchdog answers if the hook has not — stdin that never closes, a stall —
@@ -649,6 +705,13 @@ pub fn withhold_on_usage_error(error: &clap::Error) -> Option<ExitCode> {
     {
         return None;
     }
+    if std::env::args_os().any(|a| a == "--quarantine-gate") {
+        let why = format!(
+            "--quarantine-gate: the command line does not parse ({})",
+            error.kind()
+        );
+        return Some(print_once(&quarantine::deny_line(&why)));
+    }
     let reason = Withhold::Configuration(error.kind().to_string());
     let reply = Reply::Withheld {
         tool: None,
@@ -660,9 +723,64 @@ pub fn withhold_on_usage_error(error: &clap::Error) -> Option<ExitCode> {
     ))
 }
 
+/// The bytes a PreToolUse call may have; a larger one is denied. Far above the hook's
+/// own limit: a `Write` of a large file is a PreToolUse call, and the gate parses only
+/// two fields of it.
+const MAX_GATE_INPUT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// `--quarantine-gate`: the PreToolUse entry. Prints a deny line, or nothing when the
+/// session is not quarantined; the watchdog denies if no verdict comes in time.
+fn run_gate() -> ExitCode {
+    let budget = deadline_duration();
+    let _ = std::thread::Builder::new()
+        .name("deadline".into())
+        .spawn(move || {
+            std::thread::sleep(budget.saturating_add(Duration::from_millis(250)));
+            if !ANSWERED.swap(true, Ordering::SeqCst) {
+                let line = quarantine::deny_line("no verdict before the deadline");
+                let mut stdout = io::stdout().lock();
+                let ok = stdout
+                    .write_all(line.as_bytes())
+                    .and_then(|()| stdout.flush())
+                    .is_ok();
+                std::process::exit(if ok { 0 } else { 2 });
+            }
+        });
+    let verdict = panic::catch_unwind(|| {
+        let mut input = Vec::new();
+        match io::stdin()
+            .lock()
+            .take(MAX_GATE_INPUT_BYTES.saturating_add(1))
+            .read_to_end(&mut input)
+        {
+            Err(e) => quarantine::Verdict::Deny(format!("cannot read the call ({e})")),
+            Ok(_) if u64::try_from(input.len()).map_or(true, |n| n > MAX_GATE_INPUT_BYTES) => {
+                quarantine::Verdict::Deny(format!(
+                    "the call is larger than {MAX_GATE_INPUT_BYTES} bytes"
+                ))
+            }
+            Ok(_) => quarantine::gate(&input, quarantine::state_dir()),
+        }
+    })
+    .unwrap_or_else(|_| quarantine::Verdict::Deny("internal error".into()));
+    match verdict {
+        quarantine::Verdict::Deny(why) => print_once(&quarantine::deny_line(&why)),
+        quarantine::Verdict::Clear => {
+            if ANSWERED.swap(true, Ordering::SeqCst) {
+                loop {
+                    std::thread::park();
+                }
+            }
+            ExitCode::SUCCESS
+        }
+    }
+}
+
 impl ToolOutputArgs {
     fn options(&self) -> Result<Options, String> {
-        Options::new(self.max_bytes, &self.tool)
+        let mut opts = Options::new(self.max_bytes, &self.tool)?;
+        opts.state = quarantine::state_dir();
+        Ok(opts)
     }
 }
 

@@ -4,7 +4,8 @@
 // received in its next request.
 //
 // Usage: node run.mjs [--client NAME]... [--only GROUP]... [--capture DIR]
-//   GROUP: write-scope, send-gate, send-gate-fifo, tool-output, tool-output-panic
+//   GROUP: write-scope, send-gate, send-gate-fifo, tool-output, tool-output-panic,
+//          tool-output-failure
 //   --capture DIR: keep the tool-output hook inputs as fixtures (cli/tests/tool_output/fixtures)
 // Env: AIRLOCK_BIN (default ../../target/release/airlock); E2E_VERBOSE=1 prints what the
 // model got for every step; E2E_KEEP=1 keeps the run directories.
@@ -28,12 +29,17 @@ export const EXPECTED_FAILURES = new Set([
 /// What a client cannot do, whatever the hook does: reported, never flipped. Builds
 /// before 2.1.121 have no `updatedToolOutput`, so a PostToolUse hook cannot change what
 /// the model reads from a built-in tool (MCP tools honour `updatedMCPToolOutput`).
-export const CLIENT_LIMITS = new Map(
-  ['Bash', 'Bash (clean)', 'Read', 'WebFetch', 'Grep', 'Glob'].flatMap((t) => [
+export const CLIENT_LIMITS = new Map([
+  ...['Bash', 'Bash (clean)', 'Read', 'WebFetch', 'Grep', 'Glob'].flatMap((t) => [
     [`2.1.87/tool-output: ${t} contained`, 'this build has no updatedToolOutput (from 2.1.121)'],
     [`2.1.87/tool-output (panic): ${t} withheld`, 'this build has no updatedToolOutput (from 2.1.121)'],
   ]),
-);
+  // A PostToolUseFailure hook may only add context, and its `continue: false` is ignored:
+  // the failed tool's error reaches the model as it is. The quarantine keeps the model
+  // from acting on it (the checks after this one).
+  ...['2.1.87', '2.1.332'].map((c) => [`${c}/tool-output (failure): the model never reads the raw error text`,
+    'a PostToolUseFailure hook cannot replace the error text, nor stop the session']),
+]);
 
 const results = [];
 function check(client, name, ok, detail) {
@@ -270,6 +276,55 @@ async function toolOutput(client, { panic = false } = {}) {
   return received;
 }
 
+/// A failed tool (a Bash command exiting non-zero) makes no PostToolUse call: the client
+/// gives the model the `error` text and a PostToolUseFailure hook may only add context.
+/// Registered as `--print-config` prints it, the hook lets a clean failure through and
+/// stops the session on a hostile one, so the model gets no turn to act on it: the next
+/// scripted call (`touch`) must never run, and no request may carry the raw text.
+async function toolOutputFailure(client) {
+  const dir = tempDir('tf');
+  const proj = join(dir, 'proj');
+  mkdirSync(proj, { recursive: true });
+  writeFileSync(join(proj, 'nasty.txt'), NASTY);
+  const after = join(proj, 'after-the-failure');
+  const calls = [
+    { name: 'Bash', input: { command: 'echo plain failure; exit 3', description: 'fail cleanly' } },
+    { name: 'Bash', input: { command: 'cat nasty.txt; exit 4', description: 'fail with hostile text' } },
+    { name: 'Bash', input: { command: `touch ${q(after)}`, description: 'act on what it read' } },
+  ];
+  const printed = JSON.parse(execFileSync(AIRLOCK, ['hook', 'tool-output', '--print-config'],
+    { stdio: ['ignore', 'pipe', 'inherit'] }).toString());
+  for (const entries of Object.values(printed.hooks)) {
+    for (const e of entries) for (const h of e.hooks) h.command = h.command.replace(/^airlock /, `${q(AIRLOCK)} `);
+  }
+  const run = await runClaude(client, { dir, cwd: proj, calls, hooks: printed.hooks });
+  const tag = 'tool-output (failure)';
+  check(client, `${tag}: the client ran`, run.requests.length >= 2,
+    `exit ${run.code}, ${run.requests.length} requests, stderr ${run.stderr.slice(0, 300)}`);
+  const clean = textOf(toolResult(run, callId(0)));
+  console.log(`      clean failure: the model got ${JSON.stringify(clean).slice(0, 240)}`);
+  check(client, `${tag}: a clean failure passes`, clean.includes('plain failure'), `the model got ${JSON.stringify(clean).slice(0, 300)}`);
+  const everything = JSON.stringify(run.requests);
+  const left = MUST_GO.filter((s) => everything.includes(JSON.stringify(s).slice(1, -1)));
+  check(client, `${tag}: the model never reads the raw error text`, left.length === 0, `requests hold ${JSON.stringify(left)}`);
+  // The context is a text block of the message that carries the result (2.1.332 puts it
+  // inside the result, 2.1.87 beside it).
+  const message = run.requests.flatMap((q) => q.messages ?? [])
+    .find((m) => m.role === 'user' && Array.isArray(m.content) && m.content.some((b) => b.tool_use_id === callId(1)));
+  const context = (message?.content ?? []).map((b) => (b.type === 'text' ? b.text : textOf(b))).join('\n');
+  const r = contained(context.slice(context.indexOf('contained:]')));
+  check(client, `${tag}: the contained text goes along as context`, context.includes('[airlock: the failed tool') && r.ok, r.why);
+  check(client, `${tag}: the next tool call does not run`, !existsSync(after), `${after} was created`);
+  const next = textOf(toolResult(run, callId(2)));
+  // 2.1.332 stops the session at the deny (no request carries the third result); 2.1.87
+  // keeps the session and shows the model the deny.
+  check(client, `${tag}: the session is quarantined`, next === '' || next.includes('quarantined'),
+    `the third call's result: ${JSON.stringify(next).slice(0, 300)}`);
+  const marked = join(dir, 'home/.local/state/airlock/tool-output/quarantined');
+  check(client, `${tag}: the marker names the session`, existsSync(marked) && readdirSync(marked).length === 1,
+    `${marked}: ${existsSync(marked) ? readdirSync(marked).join(', ') : 'missing'}`);
+}
+
 /// Keeps each captured hook input as a fixture, minus what names this run.
 function saveCaptures(client, from, to) {
   mkdirSync(to, { recursive: true });
@@ -295,6 +350,7 @@ const groups = {
   'send-gate-fifo': (c) => sendGate(c, { fifo: true }),
   'tool-output': (c) => toolOutput(c),
   'tool-output-panic': (c) => toolOutput(c, { panic: true }),
+  'tool-output-failure': toolOutputFailure,
 };
 if (!existsSync(AIRLOCK)) {
   console.error(`airlock binary not found at ${AIRLOCK}`);

@@ -12,10 +12,13 @@ struct Settings {
 
 #[derive(Serialize)]
 struct SettingsHooks {
+    /// Denies every tool call of a session quarantined after a hostile failure.
+    #[serde(rename = "PreToolUse")]
+    pre_tool_use: [Matcher; 1],
     #[serde(rename = "PostToolUse")]
     post_tool_use: [Matcher; 1],
     /// A failed tool's error reaches the model without a PostToolUse call: the hook
-    /// stops the session when that text is not contained.
+    /// quarantines the session when that text is not contained.
     #[serde(rename = "PostToolUseFailure")]
     post_tool_use_failure: [Matcher; 1],
 }
@@ -47,18 +50,21 @@ pub(crate) fn settings_snippet(
         command.extend(["--tool".to_owned(), shell_quote(t)]);
     }
     let command = command.join(" ");
-    let matcher = || Matcher {
+    let matcher = |command: String| Matcher {
         matcher: "*",
         hooks: [Command {
             kind: "command",
-            command: command.clone(),
+            command,
             timeout: SETTINGS_TIMEOUT_SECS,
         }],
     };
     serde_json::to_string_pretty(&Settings {
         hooks: SettingsHooks {
-            post_tool_use: [matcher()],
-            post_tool_use_failure: [matcher()],
+            pre_tool_use: [matcher(
+                "airlock hook tool-output --quarantine-gate".to_owned(),
+            )],
+            post_tool_use: [matcher(command.clone())],
+            post_tool_use_failure: [matcher(command)],
         },
     })
 }
