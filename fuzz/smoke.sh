@@ -40,12 +40,15 @@ for target in $(cargo +nightly fuzz list); do
       asan="${asan:+$asan:}quarantine_size_mb=0:allocator_release_to_os_interval_ms=0"
       ;;
   esac
-  ASAN_OPTIONS="$asan" cargo +nightly fuzz run -O "$target" "$work" -- -max_total_time="$secs" \
+  # The hook targets keep per-process state directories under $TMPDIR: a scratch one,
+  # removed below, so that no run leaves them behind in /tmp.
+  scratch="$(mktemp -d)"
+  TMPDIR="$scratch" ASAN_OPTIONS="$asan" cargo +nightly fuzz run -O "$target" "$work" -- -max_total_time="$secs" \
     -max_len=65536 "${limits[@]}" -print_final_stats=1 >"$log" 2>&1 || status=$?
   grep -E "^stat::number_of_executed_units" "$log" || true
   if [ "$status" -ne 0 ]; then tail -40 "$log" >&2; fi
   rm -f "$log"
-  rm -rf "$work"
+  rm -rf "$work" "$scratch"
   if [ "$status" -ne 0 ]; then
     echo "fuzz smoke: $target FAILED (artifacts in fuzz/artifacts/$target)" >&2
     exit 1
