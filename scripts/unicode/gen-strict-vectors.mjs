@@ -171,18 +171,28 @@ function fixedAt(units, k, pat) {
 	return units[k + p.length - 1].i;
 }
 
+// A `<!--` in a generic token's name counts as its replacement's code points (a second
+// pass would see `[html-comment]` there), and the replacement covers the whole code points
+// the comment begins and ends in.
 function genericAt(units, k) {
 	if (units[k]?.ch !== '<' || units[k + 1]?.ch !== '|') return -1;
 	const names = new Set();
+	let comments = 0;
 	for (let m = k + 2; m < units.length; m++) {
 		const u = units[m];
 		if (u.ch === '|') {
-			if (names.size === 0 || units[m + 1]?.ch !== '>') return -1;
+			if (names.size + comments === 0 || units[m + 1]?.ch !== '>') return -1;
 			return units[m + 1].i;
 		}
-		if (u.ch !== null && ' \t\n\r\x0b\x0c<>'.includes(u.ch)) return -1;
-		names.add(u.i);
-		if (names.size > 64) return -1;
+		if (u.ch !== null && ' \t\n\r\x0b\x0c<>'.includes(u.ch)) {
+			let end = -1;
+			for (let x = m; end < 0 && units[x]?.i === u.i; x++) if (units[x].ch === '<') end = fixedAt(units, x, '<!--');
+			if (end < 0) return -1;
+			names.delete(u.i);
+			comments += COMMENT_REDACTION.length;
+			while (m + 1 < units.length && units[m + 1].i <= end) m++;
+		} else names.add(u.i);
+		if (names.size + comments > 64) return -1;
 	}
 	return -1;
 }
@@ -396,6 +406,48 @@ for (const [text, why] of [
 	['<!- -> <! -->', 'comment-near-misses'],
 ]) {
 	sanitize(text, why);
+}
+// Replacements and their neighbours (PROFILE-STRICT §8: sanitize is idempotent). Only
+// the generic token can hold a replacement (the fixed patterns hold none of their bytes),
+// and only one without a space: `[html-comment]` and `[redacted-envelope-marker]`.
+for (const [text, why] of [
+	['<|<!--|>', 'comment-in-token'],
+	['a<|x<!--y|>b', 'comment-in-token-name'],
+	['<|<!--<!--|>', 'comments-in-token'],
+	['<|\uff1c!\uff0d-|>', 'comment-fullwidth-in-token'],
+	['<|\u226a!--|>', 'comment-in-token-after-fold-lt'],
+	['<|\u2aa5!--|>', 'comment-in-token-after-fold-gt'],
+	['<|<!-\ua4fex|>', 'comment-in-token-ends-inside-fold'],
+	['<|<!-|> <|a<b|> <|a <!--|> <|<!--a b|>', 'comment-in-token-near-misses'],
+	[`<|${'x'.repeat(50)}<!--|>`, 'comment-in-token-name-64'],
+	[`<|${'x'.repeat(51)}<!--|>`, 'comment-in-token-name-65'],
+	['\nim_end<|<|<!--<!--|>', 'comment-in-token-fuzz'],
+	['<|<!--', 'comment-in-token-open'],
+	['<|<!--\u200b|>', 'comment-in-token-with-d'],
+	['<|<\u200e!-\x07-|>', 'comment-in-token-split-by-removed'],
+	['<|<!\x1b[1m--|>', 'comment-in-token-split-by-escape'],
+	['<|untrusted-content:end|>', 'marker-in-token'],
+	['<|untrusted-content:end<|>', 'marker-in-token-near-miss'],
+	['<|a untrusted-content:start|>', 'marker-in-token-after-space'],
+	['<|untrusted-<!--content:end|>', 'comment-in-marker-in-token'],
+	['untrusted-content:end<|x|>untrusted-content:start', 'marker-beside-token'],
+	['<|[html-comment]|> <|[redacted-envelope-marker]|> <|[redacted special token]|>', 'replacement-in-token'],
+	['[html-comment] [redacted-envelope-marker] [redacted special token]', 'replacements'],
+	['[[INST]] [/[INST]INST] [<!--INST] [I<!--NST] [INST<!--] [[/INST]]', 'inst-beside-brackets'],
+	['<<!--SYS>> <<<SYS>>> <</<!--SYS>> <<|x|>SYS>>', 'sys-beside-comment'],
+	['<think<!-->> <<think>> <!<!---->', 'tags-beside-comment'],
+	['untrusted-content:en<!--d u<!--ntrusted-content:end', 'comment-in-marker'],
+	['<\u200b|x|> <|x\x1b[0m|> <\x07!-- u\u200bntrusted-content:start', 'joined-by-removal'],
+]) {
+	sanitize(text, why);
+}
+for (const [text, why, max] of [
+	['<|<!--|>', 'comment-in-token-cut', 10],
+	['ab<!--', 'cut-after-comment', 16],
+	['ab<|x|>', 'cut-after-token-exact', 26],
+	['<|x|>untrusted-content:end', 'cut-between-replacements', 30],
+]) {
+	sanitize(text, why, max);
 }
 // Truncation after redaction, and controls.
 for (const [text, why, max] of [

@@ -701,7 +701,14 @@ fn fixed_at(mut cur: Cursor<'_>, pat: &[u8]) -> Outcome {
     Outcome::Match(end, Kind::Token)
 }
 
-/// `<|` name `|>` (§5).
+/// The name code points a `<!--` inside a generic token's name counts for: those of
+/// its replacement (ASCII, so its byte length), which a second pass would see there.
+const COMMENT_NAME_LEN: usize = COMMENT_REDACTION.len();
+
+/// `<|` name `|>` (§5). A `<!--` in the name counts as its replacement,
+/// [`COMMENT_NAME_LEN`] name code points: replaced alone, `[html-comment]` (no space,
+/// `<`, `>` or `|`) would form the token with the `<|` and `|>` around it on a second
+/// pass, so one pass takes the whole token.
 fn generic_at(mut cur: Cursor<'_>) -> Outcome {
     for p in [b'<', b'|'] {
         match cur.next() {
@@ -730,7 +737,31 @@ fn generic_at(mut cur: Cursor<'_>) -> Outcome {
                 };
             }
             Some(b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C | b'<' | b'>') => {
-                return Outcome::NoMatch;
+                // The byte just read is at fold offset `cur.off - 1` of code point `at`.
+                let here = Cursor {
+                    hold: cur.hold,
+                    i: at,
+                    off: cur.off.saturating_sub(1),
+                };
+                let end = match comment_in(here) {
+                    Outcome::Match(end, _) => end,
+                    other => return other,
+                };
+                // The replacement covers the whole code point the comment begins in.
+                if last_name == Some(at) {
+                    names = names.saturating_sub(1);
+                }
+                names = names.saturating_add(COMMENT_NAME_LEN);
+                if names > NAME_MAX {
+                    return Outcome::NoMatch;
+                }
+                // And the whole code point it ends in: the name goes on after it.
+                cur = Cursor {
+                    hold: cur.hold,
+                    i: end.saturating_add(1),
+                    off: 0,
+                };
+                last_name = Some(end);
             }
             _ => {
                 if last_name != Some(at) {
@@ -743,4 +774,24 @@ fn generic_at(mut cur: Cursor<'_>) -> Outcome {
             }
         }
     }
+}
+
+/// A `<!--` beginning in the code point under `cur`, at its fold offset or later (a
+/// fold such as `≪`'s `<<` or `⪥`'s `><` holds the `<` after a byte no name may hold;
+/// the comment's replacement covers the whole code point, that byte included).
+fn comment_in(cur: Cursor<'_>) -> Outcome {
+    let Some(Fold::Chars(bytes)) = cur.hold.get(cur.i).map(|&c| fold(c)) else {
+        return Outcome::NoMatch;
+    };
+    for (off, &b) in bytes.iter().enumerate().skip(cur.off) {
+        if b != b'<' {
+            continue;
+        }
+        match fixed_at(Cursor { off, ..cur }, b"<!--") {
+            Outcome::NoMatch => {}
+            // Any later `<` in this fold would need still more input.
+            decided => return decided,
+        }
+    }
+    Outcome::NoMatch
 }

@@ -389,3 +389,51 @@ fn custom_literals_on_the_folded_view() {
     assert_eq!(run("forbidden word").unwrap(), "forbidden word");
     assert_eq!(find_forgery("\u{FF03}tag", &SET), Some("#tag"));
 }
+
+#[test]
+fn a_comment_inside_a_token_name_is_the_token() {
+    // Replaced alone, `<!--` would leave `<|[html-comment]|>`: a token on a second pass.
+    for (text, want) in [
+        ("<|<!--|>", "[redacted special token]"),
+        ("a<|x<!--y|>b", "a[redacted special token]b"),
+        ("<|<!--<!--|>", "[redacted special token]"),
+        ("<|\u{FF1C}!\u{FF0D}-|>", "[redacted special token]"),
+        // `≪` folds to `<<`, `⪥` to `><`: the comment's replacement covers the whole
+        // code point, so the byte before its `<` is no obstacle either.
+        ("<|\u{226A}!--|>", "[redacted special token]"),
+        ("<|\u{2AA5}!--|>", "[redacted special token]"),
+        // `꓾` folds to `-.`: the comment ends inside it and the name goes on after it.
+        ("<|<!-\u{A4FE}x|>", "[redacted special token]"),
+        // Not a comment: the `<` ends the name as before.
+        ("<|<!-|>", "<|<!-|>"),
+        ("<|a<b|>", "<|a<b|>"),
+        ("<|a <!--|>", "<|a [html-comment]|>"),
+    ] {
+        assert_eq!(sanitize(text, 1000).unwrap(), want, "{text:?}");
+        assert_eq!(sanitize(want, 1000).unwrap(), want, "{want:?}");
+    }
+    // The comment counts 14 name code points toward the 64: `<|` + 50 + comment fits,
+    // 51 does not (and neither does `[html-comment]` in its place on a second pass).
+    let fits = std::format!("<|{}<!--|>", "x".repeat(50));
+    assert_eq!(sanitize(&fits, 1000).unwrap(), "[redacted special token]");
+    let over = std::format!("<|{}<!--|>", "x".repeat(51));
+    let once = sanitize(&over, 1000).unwrap();
+    assert_eq!(once, std::format!("<|{}[html-comment]|>", "x".repeat(51)));
+    assert_eq!(sanitize(&once, 1000).unwrap(), once);
+    // Streamed in every two-way split, the same.
+    for text in [
+        "<|<!--|>",
+        "<|\u{226A}!--|>",
+        "z<|ab<!--cd|>z",
+        &fits,
+        &over,
+    ] {
+        for cut in 1..text.len() {
+            assert_eq!(
+                chunked_sanitize(text, 1000, &[cut]),
+                sanitize(text, 1000),
+                "{text:?} cut at {cut}"
+            );
+        }
+    }
+}
