@@ -15,7 +15,7 @@
 // as XPASS so the entry can be removed. Flip an entry by deleting it.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { CLIENTS, HERE, TEMP_DIRS, callId, makeTls, runClaude, tempDir, toolResult } from './lib.mjs';
 
 const AIRLOCK = resolve(process.env.AIRLOCK_BIN ?? join(HERE, '../../target/release/airlock'));
@@ -82,7 +82,43 @@ async function writeScope(client) {
     { name: '.Git/hooks/pre-commit', path: join(proj, '.Git/hooks/pre-commit'), lands: join(proj, '.Git/hooks/pre-commit') },
     { name: 'clean write through the symlink', path: join(proj, 'docs/inside.md'), lands: join(proj, 'sub/a/real/inside.md'), allowed: true },
   ];
-  const calls = cases.map((c) => ({ name: 'Write', input: { file_path: c.path, content: `written by ${c.name}\n` } }));
+  // NotebookEdit hands the hook its raw `notebook_path` up to 2.1.90: the same tricks,
+  // against notebooks that exist (NotebookEdit edits a cell, it creates no file). The
+  // client checks that the notebook exists before the hook runs, at the path as the
+  // file system reads it; a decoy there gets each attack past that check, so the guard
+  // is what stands between the call and the notebook the client would then write.
+  const notebook = JSON.stringify({ cells: [{ cell_type: 'code', id: 'c1', metadata: {}, source: ['1\n'], outputs: [], execution_count: null }],
+    metadata: {}, nbformat: 4, nbformat_minor: 5 });
+  writeFileSync(join(proj, 'ok.ipynb'), notebook);
+  writeFileSync(join(dir, 'outside/nb.ipynb'), notebook);
+  mkdirSync(join(home, '.jupyter'), { recursive: true });
+  writeFileSync(join(home, '.jupyter/startup.ipynb'), notebook);
+  for (const decoy of [join(proj, ` ${dir}/outside/nb.ipynb`), join(proj, '~/.jupyter/startup.ipynb'), join(proj, 'sub/outside/nb.ipynb')]) {
+    mkdirSync(dirname(decoy), { recursive: true });
+    writeFileSync(decoy, notebook);
+  }
+  const notebooks = [
+    { name: 'NotebookEdit: clean edit', path: join(proj, 'ok.ipynb'), lands: join(proj, 'ok.ipynb'), allowed: true },
+    { name: 'NotebookEdit: leading space', path: ` ${dir}/outside/nb.ipynb`, lands: join(dir, 'outside/nb.ipynb') },
+    { name: 'NotebookEdit: leading ~', path: '~/.jupyter/startup.ipynb', lands: join(home, '.jupyter/startup.ipynb') },
+    { name: 'NotebookEdit: .. through a directory symlink', path: `${proj}/docs/../../outside/nb.ipynb`, lands: join(dir, 'outside/nb.ipynb') },
+  ].map((c) => ({ ...c, notebook: true }));
+  // Later builds hand the hook the path they will write (the Write cases cover them) and
+  // edit only a notebook the session has read.
+  if (client.name === '2.1.87') cases.push(...notebooks);
+  // Current builds edit only a notebook read first: each edit follows a Read of the file
+  // it would land on, so a refusal is the hook's, not the client's.
+  const calls = [];
+  for (const c of cases) {
+    if (c.notebook) {
+      calls.push({ name: 'Read', input: { file_path: c.lands } });
+      c.call = calls.length;
+      calls.push({ name: 'NotebookEdit', input: { notebook_path: c.path, cell_id: 'c1', new_source: `edited by ${c.name}`, cell_type: 'code', edit_mode: 'replace' } });
+    } else {
+      c.call = calls.length;
+      calls.push({ name: 'Write', input: { file_path: c.path, content: `written by ${c.name}\n` } });
+    }
+  }
   // Registered exactly as `--print-config` prints it (matcher `*`, `timeout`, `onFailure`,
   // `--root "$CLAUDE_PROJECT_DIR"`, `|| exit 2`), with the binary's path put in.
   const printed = JSON.parse(execFileSync(AIRLOCK, ['hook', 'write-scope', '--allow-dir', '.', '--print-config'],
@@ -93,17 +129,20 @@ async function writeScope(client) {
     dir, cwd: proj, calls,
     hooks: { PreToolUse: [entry] },
   });
-  check(client, 'write-scope: the client ran every step', run.code === 0 && run.requests.length > cases.length,
+  check(client, 'write-scope: the client ran every step', run.code === 0 && run.requests.length > calls.length,
     `exit ${run.code}, ${run.requests.length} requests, stderr ${run.stderr.slice(0, 300)}`);
-  cases.forEach((c, i) => {
-    const landed = existsSync(c.lands);
-    const result = toolResult(run, callId(i));
+  cases.forEach((c) => {
+    const landed = c.notebook ? readFileSync(c.lands, 'utf8').includes('edited by') : existsSync(c.lands);
+    const result = toolResult(run, callId(c.call));
     const said = JSON.stringify(result?.content ?? null).slice(0, 200);
     if (process.env.E2E_VERBOSE) console.log(`  ${c.name}: the model got ${said}`);
     if (c.allowed) check(client, `write-scope: ${c.name}`, landed && !result?.is_error, `not written; the model got ${said}`);
+    // 2.1.87's NotebookEdit writes the decoy, not the target, when nothing stops it: there
+    // the check is that the guard refused the text, as its contract says.
+    else if (c.notebook) check(client, `write-scope: ${c.name}`, !landed && /airlock write-scope: .* denied/.test(said), `the guard did not refuse it; the model got ${said}`);
     else check(client, `write-scope: ${c.name}`, !landed, `written to ${c.lands}; the model got ${said}`);
   });
-  const outside = readdirSync(join(dir, 'outside'));
+  const outside = readdirSync(join(dir, 'outside')).filter((f) => f !== 'nb.ipynb');
   check(client, 'write-scope: nothing outside the project', outside.length === 0, `outside holds ${outside.join(', ')}`);
 }
 
