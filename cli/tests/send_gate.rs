@@ -1194,6 +1194,37 @@ fn doctor_reports_tool_output_wiring() {
     );
     settings["hooks"]["PostToolUse"][0]["matcher"] = json!("*");
     std::fs::write(g.settings(), serde_json::to_vec(&settings).unwrap()).unwrap();
+    // Results alone are not enough: failures and the quarantine gate are left out.
+    let out = g.run(&["guard", "doctor"], b"");
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("FAIL Claude Code PostToolUseFailure `airlock hook tool-output`: not wired"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains(
+            "FAIL Claude Code PreToolUse `airlock hook tool-output --quarantine-gate`: not wired"
+        ),
+        "{}",
+        out.stdout
+    );
+    // What --print-config prints, added to the settings, wires all three.
+    let printed = g.run(&["hook", "tool-output", "--print-config"], b"");
+    let printed: serde_json::Value = serde_json::from_str(&printed.stdout).unwrap();
+    for (event, entries) in printed["hooks"].as_object().unwrap() {
+        let all = settings["hooks"][event.as_str()]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let mut all = all;
+        if event != "PostToolUse" {
+            all.extend(entries.as_array().unwrap().iter().cloned());
+        }
+        settings["hooks"][event.as_str()] = serde_json::Value::Array(all);
+    }
+    std::fs::write(g.settings(), serde_json::to_vec(&settings).unwrap()).unwrap();
     let out = g.run(&["guard", "doctor"], b"");
     assert_eq!(out.code, 0, "{}", out.stdout);
     assert!(
@@ -1767,6 +1798,29 @@ fn doctor_checks_codex_and_every_kind_of_send() {
         "{}",
         out.stdout
     );
+    // Inline `[hooks]` tables of config.toml count as well as hooks.json.
+    let settings: Value = serde_json::from_slice(&std::fs::read(g.settings()).unwrap()).unwrap();
+    let mut toml = String::from("model = \"o4\"\n\n");
+    for (event, entries) in settings["hooks"].as_object().unwrap() {
+        for entry in entries.as_array().unwrap() {
+            toml += &format!("[[hooks.{event}]]\nmatcher = {}\n", entry["matcher"]);
+            for h in entry["hooks"].as_array().unwrap() {
+                toml += &format!(
+                    "[[hooks.{event}.hooks]]\ntype = \"command\"\ncommand = {}\n",
+                    h["command"]
+                );
+            }
+        }
+    }
+    std::fs::write(codex.join("config.toml"), &toml).unwrap();
+    let out = g.run_env(&["guard", "doctor"], b"", &env);
+    assert_eq!(out.code, 0, "{toml}\n{}", out.stdout);
+    // A config.toml that does not parse cannot be vouched for.
+    std::fs::write(codex.join("config.toml"), "[[hooks.PreToolUse]\n").unwrap();
+    let out = g.run_env(&["guard", "doctor"], b"", &env);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(out.stdout.contains("config.toml"), "{}", out.stdout);
+    std::fs::remove_file(codex.join("config.toml")).unwrap();
     std::fs::copy(g.settings(), codex.join("hooks.json")).unwrap();
     let out = g.run_env(&["guard", "doctor"], b"", &env);
     assert_eq!(out.code, 0, "{}", out.stdout);

@@ -283,6 +283,73 @@ fn is_gated(config: &Config, tool: &str) -> bool {
 struct Client {
     name: &'static str,
     file: PathBuf,
+    /// Codex also reads inline `[hooks]` tables of `config.toml` (the same entries as
+    /// `hooks.json`, in TOML), and runs the hooks of both.
+    toml: Option<PathBuf>,
+}
+
+impl Client {
+    /// The `hooks` of every file the client reads, merged per event: an entry in either
+    /// file routes a tool. A file that is absent is skipped when the other exists; one
+    /// that cannot be read or parsed is an error (the doctor cannot vouch for it).
+    fn settings(&self) -> Result<Value, String> {
+        let read = |path: &PathBuf| read_capped(path, super::MAX_CONFIG_BYTES, Links::Follow);
+        let Some(toml_path) = &self.toml else {
+            return read(&self.file)
+                .and_then(|b| serde_json::from_slice::<Value>(&b).map_err(|e| e.to_string()));
+        };
+        let mut found = Vec::new();
+        if self.file.exists() {
+            let bytes = read(&self.file)?;
+            found.push(
+                serde_json::from_slice::<Value>(&bytes)
+                    .map_err(|e| format!("{}: {e}", self.file.display()))?,
+            );
+        }
+        if toml_path.exists() {
+            let bytes = read(toml_path)?;
+            let text = std::str::from_utf8(&bytes)
+                .map_err(|e| format!("{}: not UTF-8 ({e})", toml_path.display()))?;
+            found.push(
+                toml::from_str::<Value>(text)
+                    .map_err(|e| format!("{}: {e}", toml_path.display()))?,
+            );
+        }
+        if found.is_empty() {
+            return Err(format!(
+                "neither {} nor {} exists",
+                self.file.display(),
+                toml_path.display()
+            ));
+        }
+        let mut hooks = serde_json::Map::new();
+        for settings in found {
+            let Some(Value::Object(events)) = settings.get("hooks").cloned() else {
+                continue;
+            };
+            for (event, entries) in events {
+                if let (Value::Array(entries), Value::Array(all)) = (
+                    entries,
+                    hooks
+                        .entry(event)
+                        .or_insert_with(|| Value::Array(Vec::new())),
+                ) {
+                    all.extend(entries);
+                }
+            }
+        }
+        let mut merged = serde_json::Map::new();
+        merged.insert("hooks".into(), Value::Object(hooks));
+        Ok(Value::Object(merged))
+    }
+
+    /// The files, as the doctor names them.
+    fn shown(&self) -> String {
+        match &self.toml {
+            None => self.file.display().to_string(),
+            Some(t) => format!("{} + {}", self.file.display(), t.display()),
+        }
+    }
 }
 
 /// Claude Code always (it is the client the gate is for); Codex when it is
@@ -297,6 +364,7 @@ fn clients(paths: &Paths) -> Vec<Client> {
         out.push(Client {
             name: "Claude Code",
             file,
+            toml: None,
         });
     }
     let codex_home = match std::env::var_os(CODEX_HOME_VAR).filter(|v| !v.is_empty()) {
@@ -307,6 +375,7 @@ fn clients(paths: &Paths) -> Vec<Client> {
         out.push(Client {
             name: "Codex",
             file: home.join("hooks.json"),
+            toml: Some(home.join("config.toml")),
         });
     }
     out
@@ -380,9 +449,7 @@ const TOOL_OUTPUT_SAMPLES: [&str; 6] = [
 
 fn tool_output_wiring(client: &Client, report: &mut Report) {
     let label = format!("{} PostToolUse tool-output containment", client.name);
-    let Ok(settings) = read_capped(&client.file, super::MAX_CONFIG_BYTES, Links::Follow)
-        .and_then(|b| serde_json::from_slice::<Value>(&b).map_err(|e| e.to_string()))
-    else {
+    let Ok(settings) = client.settings() else {
         // Unreadable settings already failed the send-gate wiring line above.
         return;
     };
@@ -394,31 +461,72 @@ fn tool_output_wiring(client: &Client, report: &mut Report) {
         );
         return;
     }
-    let missed: Vec<&str> = TOOL_OUTPUT_SAMPLES
-        .iter()
-        .copied()
-        .filter(|tool| !matchers.iter().any(|m| matcher_matches(m, tool)))
-        .collect();
+    let missed = |matchers: &[String]| -> Vec<&str> {
+        TOOL_OUTPUT_SAMPLES
+            .iter()
+            .copied()
+            .filter(|tool| !matchers.iter().any(|m| matcher_matches(m, tool)))
+            .collect()
+    };
+    let left = missed(&matchers);
     report.line(
-        missed.is_empty(),
+        left.is_empty(),
         &label,
-        &if missed.is_empty() {
+        &if left.is_empty() {
             "every tool's result is contained".to_owned()
         } else {
-            format!("the matcher leaves out: {}", missed.join(", "))
+            format!("the matcher leaves out: {}", left.join(", "))
         },
     );
+    // Wired for results, the hook needs its two companions: a failed tool's error
+    // reaches the model through PostToolUseFailure only, and what quarantines a session
+    // after it is the PreToolUse gate.
+    for (companion, why) in TOOL_OUTPUT_COMPANIONS {
+        let label = format!(
+            "{} {} `airlock {}`",
+            client.name, companion.event, companion.subcommand
+        );
+        let matchers = gate_matchers(&settings, &companion);
+        let left = missed(&matchers);
+        report.line(
+            !matchers.is_empty() && left.is_empty(),
+            &label,
+            &if matchers.is_empty() {
+                format!("not wired: {why} (`airlock hook tool-output --print-config` prints it)")
+            } else if left.is_empty() {
+                "covers every tool".to_owned()
+            } else {
+                format!("the matcher leaves out: {}", left.join(", "))
+            },
+        );
+    }
 }
 
+/// The entries `airlock hook tool-output --print-config` prints beside PostToolUse.
+const TOOL_OUTPUT_COMPANIONS: [(RequiredHook, &str); 2] = [
+    (
+        RequiredHook {
+            event: "PostToolUseFailure",
+            subcommand: "hook tool-output",
+        },
+        "a failed tool's error text reaches the model uncontained, and its session is never quarantined",
+    ),
+    (
+        RequiredHook {
+            event: "PreToolUse",
+            subcommand: "hook tool-output --quarantine-gate",
+        },
+        "a session whose failed tool printed hostile text can still run tools",
+    ),
+];
+
 fn client_wiring(client: &Client, hook: &RequiredHook, gated: &[&str], report: &mut Report) {
-    let shown = client.file.display().to_string();
+    let shown = client.shown();
     let label = format!(
         "{} {} wiring covers the gated tools",
         client.name, hook.event
     );
-    let settings = match read_capped(&client.file, super::MAX_CONFIG_BYTES, Links::Follow)
-        .and_then(|b| serde_json::from_slice::<Value>(&b).map_err(|e| e.to_string()))
-    {
+    let settings = match client.settings() {
         Ok(v) => v,
         Err(e) => {
             report.routing(false, &label, &format!("{shown} unreadable ({e})"));
