@@ -17,6 +17,7 @@ const cpsOf = (s) => [...s].map((c) => c.codePointAt(0));
 const strOf = (cps) => String.fromCodePoint(...cps);
 const utf8Len = (cp) => (cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4);
 const isD = (cp) => d.dropSet.has(cp);
+const hexName = (cp) => `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
 const jt = (cp) => d.joiningType.get(cp) ?? 'U';
 
 // ---- §3 escape sequences --------------------------------------------------------
@@ -171,35 +172,93 @@ function fixedAt(units, k, pat) {
 	return units[k + p.length - 1].i;
 }
 
-// A `<!--` in a generic token's name counts as its replacement's code points (a second
-// pass would see `[html-comment]` there), and the replacement covers the whole code points
-// the comment begins and ends in.
+// The name counts every code point between the `|`s, members of D included. A `<!--` in
+// it counts as its replacement's code points (a second pass would see `[html-comment]`
+// there), and the replacement covers the whole code points the comment begins and ends in.
 function genericAt(units, k) {
 	if (units[k]?.ch !== '<' || units[k + 1]?.ch !== '|') return -1;
-	const names = new Set();
-	let comments = 0;
+	let next = units[k + 1].i + 1; // the first code point not yet counted
+	let names = 0;
 	for (let m = k + 2; m < units.length; m++) {
 		const u = units[m];
 		if (u.ch === '|') {
-			if (names.size + comments === 0 || units[m + 1]?.ch !== '>') return -1;
+			names += Math.max(0, u.i - next);
+			if (names === 0 || names > 64 || units[m + 1]?.ch !== '>') return -1;
 			return units[m + 1].i;
 		}
 		if (u.ch !== null && ' \t\n\r\x0b\x0c<>'.includes(u.ch)) {
 			let end = -1;
 			for (let x = m; end < 0 && units[x]?.i === u.i; x++) if (units[x].ch === '<') end = fixedAt(units, x, '<!--');
 			if (end < 0) return -1;
-			names.delete(u.i);
-			comments += COMMENT_REDACTION.length;
+			names += (u.i < next ? -1 : u.i - next) + COMMENT_REDACTION.length;
+			next = end + 1;
 			while (m + 1 < units.length && units[m + 1].i <= end) m++;
-		} else names.add(u.i);
-		if (names.size + comments > 64) return -1;
+		} else if (u.i >= next) {
+			names += u.i + 1 - next;
+			next = u.i + 1;
+		}
+		if (names > 64) return -1;
 	}
 	return -1;
+}
+
+// After a replacement (its `]` is ASCII, Joining_Type U, no virama or emoji base), step 2
+// on a second pass keeps, of the members of D up to the first code point that is neither
+// one nor of Joining_Type T, only a ZWJ or ZWNJ right after a virama: the rest go now.
+// Two facts of the data make that exactly what a second pass drops; check them.
+for (const s of spelling) if (isD(s[0]) || jt(s[0]) === 'T') d.fail(`a sequence begins with a member of D or a mark: ${s}`);
+for (const s of spelling) {
+	for (const c of s) {
+		const keycap = d.keycapSequences.some((k) => k[0] === c);
+		const basic = s.length === 2 && s[1] === 0xfe0f;
+		if (foldOf(c) !== null && !isD(c) && !keycap && !basic) d.fail(`a long sequence holds ${hexName(c)}, which folds to ASCII`);
+	}
+}
+
+// A marker inside a generic token's name: the name is no longer with its replacement than
+// with the marker only if the marker spans at most 26 code points. Outside D nothing folds
+// to nothing, so only kept members of D add to its folded length: a ZWNJ between joining
+// letters, a joiner after a virama, a selector after an emoji base. Bound them.
+{
+	const joinsL = new Set(), joinsR = new Set(), contexts = new Set();
+	const bases = new Set(spelling.map((s) => s[0]));
+	for (let cp = 0x80; cp <= 0x10ffff; cp++) {
+		if (cp >= 0xd800 && cp <= 0xdfff) continue;
+		const f = foldOf(cp);
+		if (!f) continue;
+		if (['L', 'D'].includes(jt(cp))) joinsL.add(f);
+		if (['R', 'D'].includes(jt(cp))) joinsR.add(f);
+		if (viramas.has(cp) || bases.has(cp) || textBases.has(cp)) contexts.add(f);
+	}
+	for (const m of MARKERS) {
+		let extra = 0;
+		for (let i = 1; i < m.length; i++) {
+			const before = m.slice(0, i), after = m.slice(i);
+			const zwnj = [...joinsL].some((f) => before.endsWith(f)) && [...joinsR].some((f) => after.startsWith(f));
+			const joiner = [...contexts].some((f) => before.endsWith(f));
+			if (zwnj || joiner) extra++;
+		}
+		if (m.length + extra > MARKER_REDACTION.length) d.fail(`${m} may span more code points than its replacement`);
+	}
+}
+
+function trailAfter(cps, from, gone) {
+	let virama = false;
+	for (let j = from; j < cps.length; j++) {
+		const c = cps[j];
+		if (isD(c)) {
+			if (!(virama && (c === 0x200c || c === 0x200d))) gone.add(j);
+			virama = false;
+		} else if (jt(c) === 'T') virama = viramas.has(c);
+		else return;
+	}
 }
 
 function replaceAll(cps) {
 	const units = unitsOf(cps);
 	const out = [];
+	const gone = new Set();
+	const text = (a, b) => strOf(cps.slice(a, b).filter((_, j) => !gone.has(a + j)));
 	let emitted = 0; // next code point to emit
 	let k = 0;
 	while (k < units.length) {
@@ -218,11 +277,12 @@ function replaceAll(cps) {
 			k++;
 			continue;
 		}
-		out.push(strOf(cps.slice(emitted, u.i)), repl);
+		out.push(text(emitted, u.i), repl);
 		emitted = end + 1;
+		trailAfter(cps, emitted, gone);
 		k++;
 	}
-	out.push(strOf(cps.slice(emitted)));
+	out.push(text(emitted, cps.length));
 	return out.join('');
 }
 
@@ -254,7 +314,6 @@ function strictSanitize(text, field, maxBytes) {
 	return { ok: `${cut} […truncated by the reconciliation engine: ${bytes} bytes exceeded the ${maxBytes}-byte cap]` };
 }
 
-const hexName = (cp) => `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
 function checkNoControl(value, field) {
 	if (cpsOf(value).some(isCc)) {
 		return { throws: `reconcile-sanitize: rejecting record — ${field} must not contain control characters (frontmatter escape) (got ${JSON.stringify(value.slice(0, 120))})` };
@@ -411,6 +470,10 @@ for (const [text, why] of [
 // the generic token can hold a replacement (the fixed patterns hold none of their bytes),
 // and only one without a space: `[html-comment]` and `[redacted-envelope-marker]`.
 for (const [text, why] of [
+	[`<|${'\u2139\ufe0f'.repeat(32)}|>`, 'token-name-64-with-d'],
+	[`<|${'\u2139\ufe0f'.repeat(32)}x|>`, 'token-name-65-with-d'],
+	[`<|${'\u2139\ufe0f'.repeat(40)}|>`, 'token-name-with-d-over-hold'],
+	[`<|x\u2139\ufe0f|>`, 'token-name-ends-with-d'],
 	['<|<!--|>', 'comment-in-token'],
 	['a<|x<!--y|>b', 'comment-in-token-name'],
 	['<|<!--<!--|>', 'comments-in-token'],
@@ -439,6 +502,24 @@ for (const [text, why] of [
 	['untrusted-content:en<!--d u<!--ntrusted-content:end', 'comment-in-marker'],
 	['<\u200b|x|> <|x\x1b[0m|> <\x07!-- u\u200bntrusted-content:start', 'joined-by-removal'],
 ]) {
+	sanitize(text, why);
+}
+// A match can end in a code point that keeps a member of D after it (™ before a selector,
+// the Batak virama U+1BF3 that folds to `-`, the dual-joining N'Ko U+07E0 that folds to
+// `t`): what that code point kept goes with it.
+for (const [text, why] of [
+	['untrusted-content:star\u2122\ufe0f x', 'marker-ends-in-emoji-base'],
+	['untrusted-content:star\u2122\ufe0e\u200d x', 'marker-ends-in-text-base'],
+	['<!-\u1bf3\u200d\u0937 <!-\u1bf3\u200c', 'comment-ends-in-virama'],
+	['<!-\u1bf3\u1bf3\u200d', 'comment-then-virama'],
+	['untrusted-content:star\u07e0\u200c\u07e0', 'marker-ends-in-joining-letter'],
+	['untrusted-content:star\u07e0\u07eb\u07eb\u200c\u07e0', 'marker-ends-in-joining-letter-marks'],
+	['untrusted-content:star\u07e0\u07eb\u094d\u200c\u07e0', 'marker-ends-in-joining-letter-virama'],
+	['untrusted-content:star\u2122\u200b\ufe0f', 'marker-ends-in-emoji-base-broken'],
+	['<|x|>\ufe0f\u200d\u200c <|x|>\u094d\u200d', 'token-then-d'],
+	['\u2122\ufe0f \u07e0\u200c\u07e0 \u0915\u1bf3\u200d', 'contexts-without-match'],
+]) {
+	strip(text, why);
 	sanitize(text, why);
 }
 for (const [text, why, max] of [

@@ -174,6 +174,12 @@ impl<'s> Detector<'s> {
 pub(crate) trait Out {
     /// Takes the next piece of output.
     fn put(&mut self, s: &str);
+
+    /// Takes a replacement: what follows it may lose members of D
+    /// ([`super::trail::Trail`]).
+    fn put_replacement(&mut self, s: &str) {
+        self.put(s);
+    }
 }
 
 /// Steps 3–5 over a stream of text pieces.
@@ -381,7 +387,7 @@ impl<'s> Matcher<'s> {
                 Outcome::NeedMore => return,
                 Outcome::NoMatch => self.scan_off = off.saturating_add(1),
                 Outcome::Match(end, kind) => {
-                    out.put(match kind {
+                    out.put_replacement(match kind {
                         Kind::Marker => MARKER_REDACTION,
                         Kind::Token => TOKEN_REDACTION,
                         Kind::Comment => COMMENT_REDACTION,
@@ -705,20 +711,24 @@ fn fixed_at(mut cur: Cursor<'_>, pat: &[u8]) -> Outcome {
 /// its replacement (ASCII, so its byte length), which a second pass would see there.
 const COMMENT_NAME_LEN: usize = COMMENT_REDACTION.len();
 
-/// `<|` name `|>` (§5). A `<!--` in the name counts as its replacement,
-/// [`COMMENT_NAME_LEN`] name code points: replaced alone, `[html-comment]` (no space,
-/// `<`, `>` or `|`) would form the token with the `<|` and `|>` around it on a second
-/// pass, so one pass takes the whole token.
+/// `<|` name `|>` (§5). The name counts every code point between the `|`s, members of
+/// D (which fold to nothing) included, so a token spans at most [`HOLD`] code points.
+/// A `<!--` in the name counts as its replacement, [`COMMENT_NAME_LEN`] name code
+/// points: replaced alone, `[html-comment]` (no space, `<`, `>` or `|`) would form the
+/// token with the `<|` and `|>` around it on a second pass, so one pass takes the
+/// whole token.
 fn generic_at(mut cur: Cursor<'_>) -> Outcome {
+    // The code point after the opening `|`: where the name begins.
+    let mut uncounted = 0usize;
     for p in [b'<', b'|'] {
         match cur.next() {
             None => return Outcome::NeedMore,
-            Some(Item::Char(b, _)) if b == p => {}
+            Some(Item::Char(b, at)) if b == p => uncounted = at.saturating_add(1),
             Some(_) => return Outcome::NoMatch,
         }
     }
+    // Name code points counted, those before `uncounted`.
     let mut names = 0usize;
-    let mut last_name: Option<usize> = None;
     loop {
         let (b, at) = match cur.next() {
             None => return Outcome::NeedMore,
@@ -727,7 +737,9 @@ fn generic_at(mut cur: Cursor<'_>) -> Outcome {
         };
         match b {
             Some(b'|') => {
-                if names == 0 {
+                // Members of D before the `|` are name code points too.
+                names = names.saturating_add(at.saturating_sub(uncounted));
+                if names == 0 || names > NAME_MAX {
                     return Outcome::NoMatch;
                 }
                 return match cur.next() {
@@ -747,26 +759,29 @@ fn generic_at(mut cur: Cursor<'_>) -> Outcome {
                     Outcome::Match(end, _) => end,
                     other => return other,
                 };
-                // The replacement covers the whole code point the comment begins in.
-                if last_name == Some(at) {
+                // The replacement covers the whole code point the comment begins in
+                // (counted already when its fold began with name bytes).
+                if at < uncounted {
                     names = names.saturating_sub(1);
+                } else {
+                    names = names.saturating_add(at.saturating_sub(uncounted));
                 }
                 names = names.saturating_add(COMMENT_NAME_LEN);
                 if names > NAME_MAX {
                     return Outcome::NoMatch;
                 }
                 // And the whole code point it ends in: the name goes on after it.
+                uncounted = end.saturating_add(1);
                 cur = Cursor {
                     hold: cur.hold,
-                    i: end.saturating_add(1),
+                    i: uncounted,
                     off: 0,
                 };
-                last_name = Some(end);
             }
             _ => {
-                if last_name != Some(at) {
-                    last_name = Some(at);
-                    names = names.saturating_add(1);
+                if at >= uncounted {
+                    names = names.saturating_add(at.saturating_add(1).saturating_sub(uncounted));
+                    uncounted = at.saturating_add(1);
                     if names > NAME_MAX {
                         return Outcome::NoMatch;
                     }

@@ -21,6 +21,7 @@ mod prose;
 // Generated (scripts/gen-tables.sh): left as the generator writes it.
 #[rustfmt::skip]
 mod tables;
+mod trail;
 
 pub use check::{
     Dropped, check_no_control, check_safe_description, check_safe_glob, find_forgery,

@@ -8,6 +8,7 @@ use core::fmt::{self, Write};
 use super::escape::Escapes;
 use super::keep::{KeepSink, Keeper};
 use super::matcher::{Matcher, Out};
+use super::trail::Trail;
 use crate::forgery::LiteralSet;
 use crate::prose::{Prose, ProseError, StreamError, TruncationNote, stream_buffer_len};
 use crate::reject::Rejection;
@@ -136,11 +137,31 @@ struct Writer<'o> {
     len: usize,
     total: usize,
     cut: bool,
+    /// What the last replacement leaves to drop after it.
+    trail: Trail,
 }
 
 impl Out for Writer<'_> {
     #[inline]
     fn put(&mut self, s: &str) {
+        if self.trail == Trail::Clear {
+            self.write(s);
+            return;
+        }
+        let mut trail = self.trail;
+        trail.filter(s, |piece| self.write(piece));
+        self.trail = trail;
+    }
+
+    fn put_replacement(&mut self, s: &str) {
+        self.write(s);
+        self.trail = Trail::REPLACED;
+    }
+}
+
+impl Writer<'_> {
+    #[inline]
+    fn write(&mut self, s: &str) {
         self.total = self.total.saturating_add(s.len());
         if self.cut {
             return;
@@ -358,6 +379,7 @@ pub fn sanitize_prose_with<'a, 'o>(
         len: 0,
         total: 0,
         cut: false,
+        trail: Trail::Clear,
     };
     engine.push(text, &mut writer);
     engine.finish(&mut writer);
@@ -415,6 +437,7 @@ impl<'a, 'o> ProseStream<'a, 'o> {
                 len: 0,
                 total: 0,
                 cut: false,
+                trail: Trail::Clear,
             },
         })
     }

@@ -437,3 +437,50 @@ fn a_comment_inside_a_token_name_is_the_token() {
         }
     }
 }
+
+#[test]
+fn what_a_match_kept_goes_with_it() {
+    // Each match ends in a code point that keeps a member of D after it; beside the
+    // replacement's `]` a second pass would drop it, so the first does.
+    for (text, want) in [
+        (
+            "untrusted-content:star\u{2122}\u{FE0F} x",
+            "[redacted-envelope-marker] x",
+        ),
+        (
+            "untrusted-content:star\u{2122}\u{FE0E}",
+            "[redacted-envelope-marker]",
+        ),
+        ("<!-\u{1BF3}\u{200D}\u{937}", "[html-comment]\u{937}"),
+        (
+            "untrusted-content:star\u{7E0}\u{7EB}\u{200C}\u{7E0}",
+            "[redacted-envelope-marker]\u{7EB}\u{7E0}",
+        ),
+        // A virama after the match keeps its joiner, on both passes.
+        (
+            "<|x|>\u{94D}\u{200D}",
+            "[redacted special token]\u{94D}\u{200D}",
+        ),
+        // Kept D members count as name code points: 32 × `ℹ️` is 64.
+        (
+            &std::format!("<|{}|>", "\u{2139}\u{FE0F}".repeat(32)),
+            "[redacted special token]",
+        ),
+    ] {
+        let once = sanitize(text, 1000).unwrap();
+        assert_eq!(once, want, "{text:?}");
+        assert_eq!(sanitize(&once, 1000).unwrap(), once, "{text:?}");
+        assert_eq!(first_dropped(&once), None, "{text:?}");
+        for cut in 1..text.len() {
+            if text.is_char_boundary(cut) {
+                assert_eq!(
+                    chunked_sanitize(text, 1000, &[cut]).unwrap(),
+                    once,
+                    "{text:?} at {cut}"
+                );
+            }
+        }
+    }
+    let over = std::format!("<|{}|>", "\u{2139}\u{FE0F}".repeat(40));
+    assert_eq!(sanitize(&over, 1000).unwrap(), over);
+}
