@@ -189,7 +189,70 @@ fn hostile() -> impl Strategy<Value = String> {
         Just("\u{2581}"),
         Just("</APPLICABLE-RULES>"),
     ];
-    proptest::collection::vec(piece, 0..40).prop_map(|v| v.concat())
+    // The pieces patterns and replacements are made of, so that a replacement lands
+    // next to, or inside, the start of another pattern.
+    let pattern_piece = prop_oneof![
+        Just("<|"),
+        Just("|>"),
+        Just("<!--"),
+        Just("-->"),
+        Just("<!-"),
+        Just("<!"),
+        Just("-"),
+        Just("!"),
+        Just("untrusted-"),
+        Just("untrusted-content:"),
+        Just("content:end"),
+        Just("untrusted-content:star"),
+        Just("untrusted-content:start"),
+        Just(":start"),
+        Just("t"),
+        Just("[INST"),
+        Just("INST]"),
+        Just("[/"),
+        Just("[/INST]"),
+        Just("<<SYS>>"),
+        Just("<think>"),
+        Just("x"),
+        Just("[html-comment]"),
+        Just("[redacted-envelope-marker]"),
+        Just("[redacted special token]"),
+        // Fullwidth and look-alike forms, and folds of several bytes.
+        Just("\u{FF1C}"),
+        Just("\u{FF1E}"),
+        Just("\u{FF01}"),
+        Just("\u{FF0D}"),
+        Just("\u{FF3B}"),
+        Just("\u{FF3D}"),
+        Just("\u{FF35}"),
+        Just("\u{57D}"),
+        Just("\u{226A}"),
+        Just("\u{226B}"),
+        Just("\u{2AA5}"),
+        Just("\u{A4FE}"),
+        Just("\u{2026}"),
+        // Context code points a match can end in, and what they keep.
+        Just("\u{2122}"),
+        Just("\u{2139}"),
+        Just("\u{7E0}"),
+        Just("\u{7EB}"),
+        Just("\u{1BF3}"),
+        Just("\u{645}"),
+        // Members of D and what steps 1–3 remove between the pieces.
+        Just("\u{200D}"),
+        Just("\u{200C}"),
+        Just("\u{200B}"),
+        Just("\u{2060}"),
+        Just("\u{FE0F}"),
+        Just("\u{FE0E}"),
+        Just("\u{AD}"),
+        Just("\x1b[0m"),
+        Just("\x1b"),
+        Just("\x07"),
+        Just(" "),
+    ];
+    let any = prop_oneof![piece, pattern_piece];
+    proptest::collection::vec(any, 0..40).prop_map(|v| v.concat())
 }
 
 proptest! {
@@ -235,11 +298,42 @@ fn strict_conformance_vectors() {
         "/../tests/conformance/strict-vectors.jsonl"
     );
     let text = std::fs::read_to_string(path).unwrap();
+    let n = run_strict_vectors(&text);
+    assert!(n > 12000, "{n} run");
+}
+
+#[test]
+fn the_vector_runner_skips_other_kinds_but_not_everything() {
+    let strip =
+        r#"{"fn":"stripDangerousInvisibles","profile":"strict","args":["a\u200bb"],"ok":"ab"}"#;
+    let other = r#"{"fn":"someOtherLayersKind","profile":"strict","args":[1,{"x":[]}],"ok":"?"}"#;
+    assert_eq!(
+        run_strict_vectors(&std::format!("{other}\n{strip}\n{other}\n")),
+        1
+    );
+    let none = std::panic::catch_unwind(|| run_strict_vectors(&std::format!("{other}\n{other}\n")));
+    assert!(none.is_err(), "a file of unknown kinds only must fail");
+}
+
+/// Runs every vector of a strict vector file one-shot and streamed, panicking on a
+/// mismatch or when no line is of a kind core runs; returns how many ran.
+fn run_strict_vectors(text: &str) -> usize {
     let mut failures = Vec::new();
     let mut n = 0;
+    let mut skipped = 0;
     for line in text.lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         assert_eq!(v["profile"], "strict");
+        let kind = v["fn"].as_str().unwrap();
+        if !matches!(
+            kind,
+            "stripDangerousInvisibles" | "sanitizeProse" | "assertNoControlChars"
+        ) {
+            // Another layer's kind (its arguments may be anything): each layer runs
+            // the kinds it has.
+            skipped += 1;
+            continue;
+        }
         let args = v["args"].as_array().unwrap();
         let input = args[0].as_str().unwrap();
         let want = match (v.get("ok"), v.get("throws")) {
@@ -247,7 +341,7 @@ fn strict_conformance_vectors() {
             (None, Some(t)) => Err(String::from(t.as_str().unwrap())),
             _ => panic!("{line}"),
         };
-        let got: Vec<Result<String, String>> = match v["fn"].as_str().unwrap() {
+        let got: Vec<Result<String, String>> = match kind {
             "stripDangerousInvisibles" => {
                 let mut out = vec![0u8; input.len()];
                 let one = strip_into(input, &mut out)
@@ -275,7 +369,7 @@ fn strict_conformance_vectors() {
                         .map_err(|e| std::format!("{e}")),
                 ]
             }
-            other => panic!("unknown fn {other}"),
+            other => unreachable!("{other}"),
         };
         for g in got {
             if g != want && failures.len() < 20 {
@@ -290,7 +384,9 @@ fn strict_conformance_vectors() {
         failures.len(),
         failures.join("\n")
     );
-    assert!(n > 12000, "{n}");
+    // Skipping must not hide a file this layer cannot read at all.
+    assert!(n > 0, "no runnable vector ({skipped} skipped)");
+    n
 }
 
 #[test]
