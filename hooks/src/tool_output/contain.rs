@@ -198,13 +198,14 @@ pub(crate) fn contain(
 ) -> Result<Option<String>, Refusal> {
     let sanitized = sanitize(text, limit)?;
     let redacted = redact_wrappers(&sanitized)?;
-    // `[html-comment]` (core's step 5) and `[redacted-wrapper-literal]` hold no space, so
-    // between `<|` and `|>` each becomes the name of a special token: `<|<!--|>` gives
-    // `<|[html-comment]|>`. Step 5 once more neutralises what they formed; its second
-    // pass inserts only `[redacted special token]`, whose spaces keep it out of any name,
-    // so two passes reach the fixed point. Needed only where a `|` is left.
-    let formed = (matches!(redacted, Cow::Owned(_)) || redacted.contains("[html-comment]"))
-        && has_folded_bar(&redacted);
+    // Core's step 5 is a fixed point by itself (a `<!--` inside `<|…|>` is part of the
+    // token there). This step's `[redacted-wrapper-literal]` holds no space, so between
+    // `<|` and `|>` it becomes the name of a special token: `<|</APPLICABLE-RULES>|>`
+    // gives `<|[redacted-wrapper-literal]|>`. Step 5 once more neutralises what it
+    // formed; that pass inserts only `[redacted special token]`, whose spaces keep it
+    // out of any name, so it reaches the fixed point. Needed only where a wrapper
+    // literal was redacted and a `|` is left.
+    let formed = matches!(redacted, Cow::Owned(_)) && has_folded_bar(&redacted);
     let redacted: Cow<'_, str> = if formed {
         Cow::Owned(sanitize(&redacted, limit)?)
     } else {
@@ -370,12 +371,15 @@ mod tests {
             c("a<|\u{FF1C}/LEARNINGS-INDEX>|>b"),
             "a[redacted special token]b"
         );
-        // Found by the tool_output fuzz target: core's `[html-comment]` does the same.
+        // Found by the tool_output fuzz target: core's `[html-comment]` did the same;
+        // core now takes a `<!--` inside `<|…|>` as part of the token, in one pass.
         assert_eq!(
             c("\nim_end<|<|<!--<!--|>"),
             "\nim_end<|[redacted special token]"
         );
         assert_eq!(c("<|<!--|>"), "[redacted special token]");
+        let once = sanitize("<|<!--|>", usize::MAX).unwrap();
+        assert_eq!(once, "[redacted special token]");
     }
 
     #[test]
@@ -388,8 +392,80 @@ mod tests {
             "<</APPLICABLE-RULES>/APPLICABLE-RULES>",
             "<|</APPLICABLE-RULES>|>",
             "<|</LEARNINGS-INDEX>|>",
+            "<|<!--|>",
+            "<|\u{226A}!--|>",
+            "untrusted-content:star\u{2122}\u{FE0F}",
+            "<!-\u{1BF3}\u{200D}",
+            "<|<!--</APPLICABLE-RULES>|>",
         ] {
             let once = c(s);
+            assert_eq!(c(&once), once, "{s:?}");
+        }
+    }
+
+    /// The hook's output is a fixed point of the hook, on text joined from the pieces
+    /// patterns, literals and replacements are made of (a fixed pseudo-random walk, so
+    /// a failure reproduces).
+    #[test]
+    fn containment_is_a_fixed_point_on_hostile_pieces() {
+        const PIECES: &[&str] = &[
+            "<|",
+            "|>",
+            "<!--",
+            "<!-",
+            "-",
+            "<",
+            ">",
+            "|",
+            "#",
+            "x",
+            " ",
+            "im_end",
+            "</APPLICABLE-",
+            "RULES>",
+            "</APPLICABLE-RULES>",
+            "\u{FF1C}/LEARNINGS-INDEX>",
+            "## Learnings\u{A0}Index (selected",
+            "untrusted-content:",
+            "end",
+            "star",
+            "[INST]",
+            "[html-comment]",
+            "[redacted-wrapper-literal]",
+            "[redacted-envelope-marker]",
+            "[redacted special token]",
+            "\u{FF5C}",
+            "\u{FF1E}",
+            "\u{226A}",
+            "\u{2AA5}",
+            "\u{2122}",
+            "\u{1BF3}",
+            "\u{7E0}",
+            "\u{7EB}",
+            "\u{94D}",
+            "\u{200D}",
+            "\u{200C}",
+            "\u{200B}",
+            "\u{FE0F}",
+            "\u{FE0E}",
+            "\x1b[1m",
+            "\x1b",
+            "\x07",
+            "\n",
+        ];
+        let mut rng = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        for _ in 0..20_000 {
+            let n = (next() % 24) as usize;
+            let s: String = (0..n)
+                .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
+                .collect();
+            let once = c(&s);
             assert_eq!(c(&once), once, "{s:?}");
         }
     }
