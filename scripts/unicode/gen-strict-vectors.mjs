@@ -229,6 +229,10 @@ for (const s of spelling) {
 		if (['L', 'D'].includes(jt(cp))) joinsL.add(f);
 		if (['R', 'D'].includes(jt(cp))) joinsR.add(f);
 		if (viramas.has(cp) || bases.has(cp) || textBases.has(cp)) contexts.add(f);
+		// Before a match a replacement changes nothing only if no code point that can
+		// begin one is what a member of D before it is kept for.
+		const follows = spelling.some((q) => q.some((c, i) => c === cp && i > 0 && isD(q[i - 1])));
+		if (/[<[u]/.test(f) && (['R', 'D', 'T'].includes(jt(cp)) || follows)) d.fail(`${hexName(cp)} may begin a match and keeps a member of D before it`);
 	}
 	for (const m of MARKERS) {
 		let extra = 0;
