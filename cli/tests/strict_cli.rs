@@ -35,6 +35,16 @@ fn strict_vectors_through_the_cli() {
     let mut ran = 0;
     for (i, raw) in VECTORS.lines().enumerate() {
         let v: Value = serde_json::from_str(raw).unwrap();
+        // Kinds another layer added (glob, description checks) are not this one's.
+        if ![
+            "stripDangerousInvisibles",
+            "sanitizeProse",
+            "assertNoControlChars",
+        ]
+        .contains(&v["fn"].as_str().unwrap())
+        {
+            continue;
+        }
         let why = v["why"].as_str().unwrap_or("");
         if BULK.contains(&why) && i % 40 != 0 {
             continue;
@@ -57,7 +67,7 @@ fn strict_vectors_through_the_cli() {
                 vec!["check".into(), "no-control".into(), "--field".into()],
                 Some(args[1].as_str().unwrap().into()),
             ),
-            other => panic!("unknown fn {other}"),
+            other => unreachable!("{other} was skipped above"),
         };
         let mut argv = cmd;
         argv.push("--profile".into());

@@ -31,6 +31,12 @@ func TestStrictVectors(t *testing.T) {
 		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
 			t.Fatal(err)
 		}
+		// Kinds another layer added (glob, description checks) are not this one's.
+		switch v.Fn {
+		case "stripDangerousInvisibles", "sanitizeProse", "assertNoControlChars":
+		default:
+			continue
+		}
 		var text string
 		if err := json.Unmarshal(v.Args[0], &text); err != nil {
 			t.Fatal(err)

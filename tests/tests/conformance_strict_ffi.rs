@@ -21,11 +21,24 @@ fn message(status: airlock_status, msg: &[u8], len: usize) -> Result<String, Str
     Err(String::from_utf8(msg[..len].to_vec()).unwrap())
 }
 
+/// The vector kinds this layer runs; other kinds are skipped.
+const RUN_KINDS: [&str; 3] = [
+    "stripDangerousInvisibles",
+    "sanitizeProse",
+    "assertNoControlChars",
+];
+
 #[test]
 fn strict_vectors_through_the_c_abi() {
     let mut failures = Vec::new();
+    let mut ran = 0usize;
     for raw in VECTORS.lines() {
         let v: Value = serde_json::from_str(raw).unwrap();
+        // Kinds another layer added (glob, description checks) are not this one's.
+        if !RUN_KINDS.contains(&v["fn"].as_str().unwrap()) {
+            continue;
+        }
+        ran += 1;
         let args = v["args"].as_array().unwrap();
         let text = args[0].as_str().unwrap();
         let want = match (v.get("ok"), v.get("throws")) {
@@ -105,11 +118,12 @@ fn strict_vectors_through_the_c_abi() {
                     message(status, &msg, msg_len)
                 }
             }
-            other => panic!("unknown fn {other}"),
+            other => unreachable!("{other} is not in RUN_KINDS"),
         };
         if got != want && failures.len() < 10 {
             failures.push(format!("{raw}\n  got {got:?}"));
         }
     }
+    assert!(ran > 0, "no vector of a kind this layer runs");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
