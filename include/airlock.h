@@ -306,6 +306,35 @@ typedef uint32_t airlock_profile;
 #endif // __cplusplus
 
 /**
+ * What an `airlock_text16_result`'s `out` holds on `OK`.
+ */
+enum airlock_encoding
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Nothing: the result is the input, unit for unit.
+     */
+    AIRLOCK_ENCODING_UNCHANGED = 0,
+    /**
+     * `len` Latin-1 bytes (every code point at most U+00FF).
+     */
+    AIRLOCK_ENCODING_LATIN1 = 1,
+    /**
+     * `len` UTF-16LE code units.
+     */
+    AIRLOCK_ENCODING_UTF16 = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum airlock_encoding airlock_encoding;
+#else
+typedef uint32_t airlock_encoding;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * What `airlock_frontmatter_parse` found.
  */
 typedef struct airlock_frontmatter_summary {
@@ -370,6 +399,26 @@ typedef struct airlock_span {
      */
     size_t len;
 } airlock_span;
+
+/**
+ * The outcome of a UTF-16 call, beside its status.
+ */
+typedef struct airlock_text16_result {
+    /**
+     * `OK`: the code units (Latin-1 bytes, or UTF-16 units) written to `out`.
+     * `BUFFER_TOO_SMALL`: the bytes of `out` that suffice. `REJECTED`: the length of
+     * the message, written to `out` as UTF-8 when it fits.
+     */
+    size_t len;
+    /**
+     * `BUFFER_TOO_SMALL`: the bytes of `scratch` that suffice.
+     */
+    size_t scratch_len;
+    /**
+     * `OK`: an `airlock_encoding`, what `out` holds.
+     */
+    uint32_t encoding;
+} airlock_text16_result;
 
 #ifdef __cplusplus
 extern "C" {
@@ -963,6 +1012,89 @@ airlock_status airlock_sanitize_prose(const uint8_t *text,
                                       size_t msg_cap,
                                       size_t *msg_len,
                                       size_t *err_offset);
+
+/**
+ * The `scratch` that `airlock_sanitize_prose_utf16` needs for `text_len` UTF-16
+ * units and a cap of `max_bytes`: the input's UTF-8 and core's output. Saturates at
+ * `SIZE_MAX`.
+ */
+size_t airlock_sanitize_prose_utf16_scratch_len(size_t text_len, size_t max_bytes);
+
+/**
+ * The `out` bytes that always suffice for `airlock_sanitize_prose_utf16` on
+ * `text_len` UTF-16 units and a cap of `max_bytes` (its result as UTF-16, or its
+ * rejection message). Saturates at `SIZE_MAX`.
+ */
+size_t airlock_sanitize_prose_utf16_out_len(size_t text_len, size_t max_bytes);
+
+/**
+ * `airlock_sanitize_prose` over UTF-16 text (SPEC §3 `sanitizeProse(text, {field,
+ * maxBytes})`, computed on the string exactly as the reference walks it, lone
+ * surrogates included: each stays in the result, and two halves that the strip
+ * brings together become one code point).
+ *
+ * * `text`/`text_len`: UTF-16LE, `text_len` code units (`2 * text_len` bytes, any
+ *   alignment), borrowed for the call; `(NULL, 0)` is empty. Any sequence of units
+ *   is accepted.
+ * * `field`/`field_len`: UTF-8 field name for the rejection message.
+ * * `max_bytes`: the cap, in UTF-8 bytes (a lone surrogate counts 3, as
+ *   `Buffer.byteLength` counts it).
+ * * `scratch`/`scratch_cap`: work space, at least
+ *   `airlock_sanitize_prose_utf16_scratch_len(text_len, max_bytes)` bytes; its
+ *   contents are undefined afterwards.
+ * * `out`/`out_cap`: the result, written only on `OK` (or the message on
+ *   `REJECTED`); `airlock_sanitize_prose_utf16_out_len(text_len, max_bytes)` bytes
+ *   always suffice.
+ * * `result`: required; see `airlock_text16_result`. On `OK` with
+ *   `AIRLOCK_ENCODING_UNCHANGED` nothing is written to `out`: the result is `text`.
+ *
+ * No buffer may overlap another.
+ *
+ * Returns `OK`; `REJECTED` (a wrapper forgery; `result->len` is the message's
+ * length, the message is in `out` when it fits); `BUFFER_TOO_SMALL` (`scratch` or
+ * `out`; `result->scratch_len` and `result->len` give sizes that suffice);
+ * `INVALID_FIELD`; `NULL_ARG`; `INVALID_ARG` (a length above `PTRDIFF_MAX`,
+ * overlapping buffers); `PANIC`; `INTERNAL`.
+ *
+ * # Safety
+ * Every non-NULL pointer must point to memory of the stated size, valid for the call.
+ */
+airlock_status airlock_sanitize_prose_utf16(const uint8_t *text,
+                                            size_t text_len,
+                                            const uint8_t *field,
+                                            size_t field_len,
+                                            size_t max_bytes,
+                                            uint8_t *scratch,
+                                            size_t scratch_cap,
+                                            uint8_t *out,
+                                            size_t out_cap,
+                                            struct airlock_text16_result *result);
+
+/**
+ * `airlock_fence_token` over UTF-16 text: the token of the text's UTF-8, each lone
+ * surrogate as U+FFFD (as Node's `createHash` encodes a string).
+ *
+ * * `text`/`text_len`: UTF-16LE, `text_len` code units, borrowed for the call.
+ * * `scratch`/`scratch_cap`: work space of at least `3 * text_len` bytes.
+ * * `out`/`out_cap`: the token in Latin-1 (ASCII), written only on `OK`;
+ *   `AIRLOCK_FENCE_TOKEN_MAX_LEN` bytes always suffice.
+ * * `result`: required; on `OK` `len` is the token's length and `encoding` is
+ *   `AIRLOCK_ENCODING_LATIN1`; on `BUFFER_TOO_SMALL` `len` and `scratch_len` give
+ *   sizes that suffice.
+ *
+ * Returns `OK`; `BUFFER_TOO_SMALL`; `NULL_ARG`; `INVALID_ARG` (a length above
+ * `PTRDIFF_MAX`, overlapping buffers); `PANIC`; `INTERNAL`.
+ *
+ * # Safety
+ * Every non-NULL pointer must point to memory of the stated size, valid for the call.
+ */
+airlock_status airlock_fence_token_utf16(const uint8_t *text,
+                                         size_t text_len,
+                                         uint8_t *scratch,
+                                         size_t scratch_cap,
+                                         uint8_t *out,
+                                         size_t out_cap,
+                                         struct airlock_text16_result *result);
 
 /**
  * This library's version, e.g. `"0.1.0"`.

@@ -102,20 +102,24 @@ impl Message<'_> {
         if self.len.is_null() {
             return status;
         }
-        let needed = display_len(message);
-        if needed <= self.buf.len() {
-            let mut w = SliceWriter {
-                buf: self.buf,
-                len: 0,
-            };
-            // Cannot fail: the buffer holds `needed` bytes.
-            let _ = write!(w, "{message}");
-        }
+        let needed = write_whole(message, self.buf);
         // SAFETY: `len` is non-NULL and, by the contract taken in `message`, points to
         // a writable `size_t`.
         unsafe { put(self.len, needed) };
         status
     }
+}
+
+/// Writes what `value` displays into `buf` when all of it fits (else nothing);
+/// returns its length.
+pub(crate) fn write_whole(value: &dyn fmt::Display, buf: &mut [u8]) -> usize {
+    let needed = display_len(value);
+    if needed <= buf.len() {
+        let mut w = SliceWriter { buf, len: 0 };
+        // Cannot fail: the buffer holds `needed` bytes.
+        let _ = write!(w, "{value}");
+    }
+    needed
 }
 
 /// The length of what `value` displays.

@@ -52,6 +52,8 @@ mod frontmatter;
 mod profile;
 mod status;
 mod text;
+mod transcode;
+mod utf16;
 mod version;
 
 pub use check::{
@@ -81,6 +83,11 @@ pub use text::{
     AIRLOCK_DESCRIPTION_MAX_BYTES, AIRLOCK_EVIDENCE_ITEM_MAX_BYTES, AIRLOCK_EVIDENCE_MAX_BYTES,
     AIRLOCK_INSIGHT_MAX_BYTES, AIRLOCK_TITLE_MAX_BYTES, airlock_sanitize_prose, airlock_strip,
     airlock_truncate, airlock_utf8_validate, airlock_worst_case_len,
+};
+pub use utf16::{
+    airlock_encoding, airlock_fence_token_utf16, airlock_sanitize_prose_utf16,
+    airlock_sanitize_prose_utf16_out_len, airlock_sanitize_prose_utf16_scratch_len,
+    airlock_text16_result,
 };
 pub use version::{
     airlock_envelope_begin, airlock_envelope_end, airlock_unicode_version, airlock_version,

@@ -44,6 +44,11 @@ export const ENUMS = Object.freeze({
   "PROFILE": {
     "REFERENCE": 0,
     "STRICT": 1
+  },
+  "ENCODING": {
+    "UNCHANGED": 0,
+    "LATIN1": 1,
+    "UTF16": 2
   }
 });
 
@@ -106,6 +111,20 @@ export const STRUCTS = Object.freeze({
       "len",
       "size_t"
     ]
+  ],
+  "airlock_text16_result": [
+    [
+      "len",
+      "size_t"
+    ],
+    [
+      "scratch_len",
+      "size_t"
+    ],
+    [
+      "encoding",
+      "uint32_t"
+    ]
   ]
 });
 
@@ -143,6 +162,10 @@ export const FUNCTIONS = Object.freeze({
   "airlock_truncate": 5,
   "airlock_worst_case_len": 2,
   "airlock_sanitize_prose": 12,
+  "airlock_sanitize_prose_utf16_scratch_len": 2,
+  "airlock_sanitize_prose_utf16_out_len": 2,
+  "airlock_sanitize_prose_utf16": 10,
+  "airlock_fence_token_utf16": 7,
   "airlock_version": 0,
   "airlock_unicode_version": 0,
   "airlock_envelope_begin": 0,

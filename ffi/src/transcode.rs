@@ -1,0 +1,536 @@
+//! UTF-16LE ↔ UTF-8 and UTF-8 → Latin-1, for runtimes whose strings are UTF-16 (Node):
+//! their strings cross the ABI as code units, which the runtime copies at memcpy
+//! speed, instead of as UTF-8, which it transcodes one character at a time.
+//!
+//! JavaScript strings may hold lone surrogates, which have no UTF-8 form. The
+//! reference (sanitize.mjs) walks UTF-16: a lone surrogate is a code point of its own
+//! that no rule matches (not a control, not an invisible, not pictographic, in no
+//! literal), three bytes wide when counted as UTF-8 (U+FFFD, as `Buffer.byteLength`
+//! counts it), and it stays in the result. U+FFFD has exactly those properties, so
+//! a lone surrogate travels through core as U+FFFD ([`to_utf8`]) and comes back as
+//! itself ([`Restorer`]): core never drops, inserts or reorders a U+FFFD, so the
+//! k-th U+FFFD of core's output is the k-th U+FFFD-or-lone-surrogate of its input.
+//! The one thing the reference does that U+FFFD cannot mimic is pairing: removing
+//! what lies between a lone high and a lone low surrogate joins them into one code
+//! point (`"\ud83d\u200b\ude00"` → `"😀"`). [`Kept`] walks the units as the
+//! reference's steps 1–2 (strip, then controls but TAB and LF) see them and pairs
+//! halves across what those steps drop; its output, already stripped, is what core
+//! sanitizes (both steps are idempotent).
+
+use airlock_core::class::{is_control, is_stripped};
+
+/// U+FFFD in UTF-8.
+const REPLACEMENT_UTF8: [u8; 3] = [0xEF, 0xBF, 0xBD];
+/// U+FFFD as a UTF-16 code unit.
+const REPLACEMENT_UNIT: u16 = 0xFFFD;
+/// Any of the eight UTF-16LE units of a 16-byte block is not ASCII.
+const NON_ASCII_UNITS: u64 = 0xFF80_FF80_FF80_FF80;
+/// Any of eight bytes is not ASCII.
+const NON_ASCII_BYTES: u64 = 0x8080_8080_8080_8080;
+
+/// What [`to_utf8`] wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Utf8Written {
+    /// Bytes written.
+    pub len: usize,
+    /// Whether the units held a lone surrogate (written as U+FFFD).
+    pub lone_surrogates: bool,
+}
+
+/// The `i`-th code unit of UTF-16LE bytes.
+#[inline]
+fn unit(units: &[u8], i: usize) -> Option<u16> {
+    let at = i.checked_mul(2)?;
+    let pair = units.get(at..at.checked_add(2)?)?;
+    let pair: [u8; 2] = pair.try_into().ok()?;
+    Some(u16::from_le_bytes(pair))
+}
+
+/// Writes `bytes` at `dst[at..]`, returning the new end.
+#[inline]
+fn put(dst: &mut [u8], at: usize, bytes: &[u8]) -> Option<usize> {
+    let end = at.checked_add(bytes.len())?;
+    dst.get_mut(at..end)?.copy_from_slice(bytes);
+    Some(end)
+}
+
+/// The UTF-8 form of a scalar value (`cp` is one, by every caller's construction).
+#[inline]
+fn encode(cp: u32, buf: &mut [u8; 4]) -> &[u8] {
+    match char::from_u32(cp) {
+        Some(c) => c.encode_utf8(buf).as_bytes(),
+        None => &REPLACEMENT_UTF8,
+    }
+}
+
+/// The scalar value of a surrogate pair.
+#[inline]
+fn pair_value(hi: u16, lo: u16) -> u32 {
+    let hi = u32::from(hi & 0x3FF);
+    let lo = u32::from(lo & 0x3FF);
+    ((hi << 10) | lo).wrapping_add(0x10000)
+}
+
+const fn is_high(u: u16) -> bool {
+    matches!(u, 0xD800..=0xDBFF)
+}
+
+const fn is_low(u: u16) -> bool {
+    matches!(u, 0xDC00..=0xDFFF)
+}
+
+/// UTF-16LE `units` (`units.len() / 2` code units) as UTF-8 into `dst`, each lone
+/// surrogate as U+FFFD. `None` when `dst` is too small (3 bytes per unit always
+/// suffice) or `units` has an odd length.
+pub(crate) fn to_utf8(units: &[u8], dst: &mut [u8]) -> Option<Utf8Written> {
+    if !units.len().is_multiple_of(2) {
+        return None;
+    }
+    let count = units.len() / 2;
+    let mut i = 0usize;
+    let mut o = 0usize;
+    let mut lone = false;
+    while i < count {
+        // Eight ASCII units at a time: the common case of prose.
+        if let Some(block) = units.get(i.checked_mul(2)?..i.checked_mul(2)?.checked_add(16)?) {
+            let block: &[u8; 16] = block.try_into().ok()?;
+            let lo = u64::from_le_bytes(block_half(block, 0));
+            let hi = u64::from_le_bytes(block_half(block, 8));
+            if (lo | hi) & NON_ASCII_UNITS == 0 {
+                let narrow = [
+                    block[0], block[2], block[4], block[6], block[8], block[10], block[12],
+                    block[14],
+                ];
+                o = put(dst, o, &narrow)?;
+                i = i.checked_add(8)?;
+                continue;
+            }
+        }
+        let u = unit(units, i)?;
+        i = i.checked_add(1)?;
+        let mut buf = [0u8; 4];
+        let bytes: &[u8] = if u < 0x80 {
+            buf[0] = u.to_le_bytes()[0];
+            &buf[..1]
+        } else if is_high(u) {
+            match unit(units, i) {
+                Some(next) if is_low(next) => {
+                    i = i.checked_add(1)?;
+                    encode(pair_value(u, next), &mut buf)
+                }
+                _ => {
+                    lone = true;
+                    &REPLACEMENT_UTF8
+                }
+            }
+        } else if is_low(u) {
+            lone = true;
+            &REPLACEMENT_UTF8
+        } else {
+            encode(u32::from(u), &mut buf)
+        };
+        o = put(dst, o, bytes)?;
+    }
+    Some(Utf8Written {
+        len: o,
+        lone_surrogates: lone,
+    })
+}
+
+/// Eight bytes of a 16-byte block.
+#[inline]
+fn block_half(block: &[u8; 16], from: usize) -> [u8; 8] {
+    let mut half = [0u8; 8];
+    if let Some(src) = block.get(from..from.saturating_add(8)) {
+        half.copy_from_slice(src);
+    }
+    half
+}
+
+/// One element of a UTF-16 string as the reference walks it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Element {
+    /// A scalar value (a BMP unit or a surrogate pair).
+    Scalar(char),
+    /// A lone surrogate.
+    Lone(u16),
+}
+
+/// The elements of UTF-16LE units that the reference's steps 1–2 keep, with lone
+/// halves that end up adjacent paired into one scalar value.
+///
+/// Step 1 (`stripDangerousInvisibles`) decides each element from it and the element
+/// before it in the *original* string (a U+FE0F is kept only after a pictographic
+/// code point); a lone surrogate is its own element, never pictographic, so U+FFFD
+/// stands for it there. Step 2 removes the controls but TAB and LF from what step 1
+/// kept; no control is in step 1's set, so one walk decides both. Pairing cannot
+/// change either decision: a new pair's low half is never pictographic in the
+/// original, and a control is never a surrogate.
+pub(crate) struct Kept<'a> {
+    units: &'a [u8],
+    at: usize,
+    prev: Option<char>,
+    held: Option<Element>,
+    /// Whether an element was dropped so far.
+    pub dropped: bool,
+}
+
+impl<'a> Kept<'a> {
+    pub(crate) fn new(units: &'a [u8]) -> Self {
+        Kept {
+            units,
+            at: 0,
+            prev: None,
+            held: None,
+            dropped: false,
+        }
+    }
+
+    /// The next element of the original string.
+    fn raw(&mut self) -> Option<Element> {
+        let u = unit(self.units, self.at)?;
+        self.at = self.at.saturating_add(1);
+        if is_high(u) {
+            if let Some(lo) = unit(self.units, self.at).filter(|&lo| is_low(lo)) {
+                self.at = self.at.saturating_add(1);
+                return Some(
+                    char::from_u32(pair_value(u, lo)).map_or(Element::Lone(u), Element::Scalar),
+                );
+            }
+            return Some(Element::Lone(u));
+        }
+        if is_low(u) {
+            return Some(Element::Lone(u));
+        }
+        Some(char::from_u32(u32::from(u)).map_or(Element::Lone(u), Element::Scalar))
+    }
+
+    /// The next element steps 1–2 keep, before pairing.
+    fn kept(&mut self) -> Option<Element> {
+        if let Some(held) = self.held.take() {
+            return Some(held);
+        }
+        loop {
+            let e = self.raw()?;
+            let (as_char, drop) = match e {
+                Element::Scalar(c) => (
+                    c,
+                    is_stripped(c, self.prev) || (is_control(c) && c != '\t' && c != '\n'),
+                ),
+                Element::Lone(_) => ('\u{FFFD}', false),
+            };
+            self.prev = Some(as_char);
+            if drop {
+                self.dropped = true;
+                continue;
+            }
+            return Some(e);
+        }
+    }
+}
+
+impl Iterator for Kept<'_> {
+    type Item = Element;
+
+    fn next(&mut self) -> Option<Element> {
+        let e = self.kept()?;
+        let Element::Lone(hi) = e else {
+            return Some(e);
+        };
+        if !is_high(hi) {
+            return Some(e);
+        }
+        match self.kept() {
+            Some(Element::Lone(lo)) if is_low(lo) => {
+                Some(char::from_u32(pair_value(hi, lo)).map_or(Element::Lone(hi), Element::Scalar))
+            }
+            next => {
+                self.held = next;
+                Some(e)
+            }
+        }
+    }
+}
+
+/// What [`stripped_to_utf8`] wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Stripped {
+    /// Bytes written.
+    pub len: usize,
+    /// Whether steps 1–2 dropped anything.
+    pub dropped: bool,
+}
+
+/// The elements [`Kept`] yields, as UTF-8 into `dst` (a lone surrogate as U+FFFD);
+/// `None` when `dst` is too small (3 bytes per unit always suffice).
+pub(crate) fn stripped_to_utf8(units: &[u8], dst: &mut [u8]) -> Option<Stripped> {
+    let mut kept = Kept::new(units);
+    let mut o = 0usize;
+    let mut buf = [0u8; 4];
+    for e in kept.by_ref() {
+        let bytes: &[u8] = match e {
+            Element::Scalar(c) => c.encode_utf8(&mut buf).as_bytes(),
+            Element::Lone(_) => &REPLACEMENT_UTF8,
+        };
+        o = put(dst, o, bytes)?;
+    }
+    Some(Stripped {
+        len: o,
+        dropped: kept.dropped,
+    })
+}
+
+/// The unit each U+FFFD of core's output stands for, in order: the U+FFFD or lone
+/// surrogate of the input, as [`Kept`] yields them.
+pub(crate) struct Restorer<'a> {
+    kept: Kept<'a>,
+}
+
+impl<'a> Restorer<'a> {
+    pub(crate) fn new(units: &'a [u8]) -> Self {
+        Restorer {
+            kept: Kept::new(units),
+        }
+    }
+
+    /// The next replacement-class unit; `None` once the input has no more (core's
+    /// output then holds a U+FFFD the input did not: an internal error).
+    fn next_unit(&mut self) -> Option<u16> {
+        self.kept.find_map(|e| match e {
+            Element::Scalar('\u{FFFD}') => Some(REPLACEMENT_UNIT),
+            Element::Lone(u) => Some(u),
+            Element::Scalar(_) => None,
+        })
+    }
+}
+
+/// Whether every code point of `text` is at most U+00FF (its UTF-8 has no lead byte
+/// above 0xC3).
+pub(crate) fn fits_latin1(text: &str) -> bool {
+    // Branch-free over blocks, so the compiler vectorises it.
+    let mut chunks = text.as_bytes().chunks_exact(64);
+    let blocks = chunks
+        .by_ref()
+        .all(|block| block.iter().fold(0u8, |m, &b| m.max(b)) < 0xC4);
+    blocks && chunks.remainder().iter().all(|&b| b < 0xC4)
+}
+
+/// `text`, every code point at most U+00FF, as Latin-1 into `dst`; the bytes
+/// written, `None` when `dst` is too small or a code point is above U+00FF.
+pub(crate) fn to_latin1(text: &str, dst: &mut [u8]) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut i = 0usize;
+    let mut o = 0usize;
+    while i < bytes.len() {
+        if let Some(block) = bytes.get(i..i.checked_add(16)?) {
+            let block: &[u8; 16] = block.try_into().ok()?;
+            let lo = u64::from_le_bytes(block_half(block, 0));
+            let hi = u64::from_le_bytes(block_half(block, 8));
+            if (lo | hi) & NON_ASCII_BYTES == 0 {
+                o = put(dst, o, block)?;
+                i = i.checked_add(16)?;
+                continue;
+            }
+        }
+        let b = *bytes.get(i)?;
+        let byte = if b < 0x80 {
+            i = i.checked_add(1)?;
+            b
+        } else {
+            let next = *bytes.get(i.checked_add(1)?)?;
+            if b > 0xC3 {
+                return None;
+            }
+            i = i.checked_add(2)?;
+            ((b & 0x03) << 6) | (next & 0x3F)
+        };
+        o = put(dst, o, &[byte])?;
+    }
+    Some(o)
+}
+
+/// `text` as UTF-16LE into `dst`; the code units written. With a [`Restorer`], each
+/// U+FFFD becomes the unit it stands for. `None` when `dst` is too small (2 bytes
+/// per byte of `text` always suffice) or the restorer runs out.
+pub(crate) fn to_utf16(
+    text: &str,
+    dst: &mut [u8],
+    mut restore: Option<Restorer<'_>>,
+) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut i = 0usize;
+    let mut o = 0usize;
+    while i < bytes.len() {
+        if let Some(block) = bytes.get(i..i.checked_add(16)?) {
+            let block: &[u8; 16] = block.try_into().ok()?;
+            let lo = u64::from_le_bytes(block_half(block, 0));
+            let hi = u64::from_le_bytes(block_half(block, 8));
+            if (lo | hi) & NON_ASCII_BYTES == 0 {
+                let mut wide = [0u8; 32];
+                for (pair, &b) in wide.chunks_exact_mut(2).zip(block) {
+                    if let [first, _] = pair {
+                        *first = b;
+                    }
+                }
+                o = put(dst, o, &wide)?;
+                i = i.checked_add(16)?;
+                continue;
+            }
+        }
+        let c = text.get(i..)?.chars().next()?;
+        i = i.checked_add(c.len_utf8())?;
+        if c == '\u{FFFD}'
+            && let Some(r) = restore.as_mut()
+        {
+            o = put(dst, o, &r.next_unit()?.to_le_bytes())?;
+            continue;
+        }
+        let mut units = [0u16; 2];
+        for u in c.encode_utf16(&mut units) {
+            o = put(dst, o, &u.to_le_bytes())?;
+        }
+    }
+    Some(o / 2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn le(s: &[u16]) -> Vec<u8> {
+        s.iter().flat_map(|u| u.to_le_bytes()).collect()
+    }
+
+    fn utf8_of(units: &[u16]) -> (String, bool) {
+        let src = le(units);
+        let mut dst = vec![0u8; units.len() * 3];
+        let w = to_utf8(&src, &mut dst).unwrap();
+        (
+            String::from_utf8(dst[..w.len].to_vec()).unwrap(),
+            w.lone_surrogates,
+        )
+    }
+
+    #[test]
+    fn to_utf8_matches_std_on_well_formed_text() {
+        for s in [
+            "",
+            "a",
+            "plain ascii prose that is longer than one block of eight units",
+            "é€😀 mixed — text…\u{2028}\u{FEFF}\u{10FFFF}\u{FFFD}",
+            "12345678é12345678😀123456781234567",
+        ] {
+            let units: Vec<u16> = s.encode_utf16().collect();
+            assert_eq!(utf8_of(&units), (s.to_owned(), false), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn lone_surrogates_become_replacement_at_every_position() {
+        for lone in [0xD800u16, 0xDBFF, 0xDC00, 0xDFFF, 0xD83D, 0xDE00] {
+            for at in 0..20 {
+                let mut units: Vec<u16> = "abcdefghijklmnopqrs".encode_utf16().collect();
+                units.insert(at, lone);
+                let want = String::from_utf16_lossy(&units);
+                assert_eq!(utf8_of(&units), (want, true), "{lone:x} at {at}");
+            }
+        }
+        // A high half followed by a high half, and a pair after a lone low half.
+        let units = [0xD83D, 0xD83D, 0xDE00, 0xDE00];
+        assert_eq!(utf8_of(&units), ("\u{FFFD}😀\u{FFFD}".to_owned(), true));
+    }
+
+    #[test]
+    fn to_utf8_refuses_a_short_buffer() {
+        let src = le(&[0x20AC, 0x20AC]);
+        let mut dst = [0u8; 5];
+        assert_eq!(to_utf8(&src, &mut dst), None);
+        assert_eq!(to_utf8(&[1, 2, 3], &mut [0u8; 9]), None);
+    }
+
+    fn stripped(units: &[u16]) -> (String, bool) {
+        let src = le(units);
+        let mut dst = vec![0u8; units.len() * 3];
+        let s = stripped_to_utf8(&src, &mut dst).unwrap();
+        (String::from_utf8(dst[..s.len].to_vec()).unwrap(), s.dropped)
+    }
+
+    #[test]
+    fn steps_one_and_two_pair_halves_across_what_they_drop() {
+        let u = |s: &str| s.encode_utf16().collect::<Vec<u16>>();
+        let mut v = vec![0xD83D];
+        v.extend(u("\u{200B}"));
+        v.push(0xDE00);
+        assert_eq!(stripped(&v), ("😀".to_owned(), true));
+        // A control between the halves, then an orphan selector after the pair (its
+        // original predecessor is the lone low half, not pictographic).
+        let v = [0xD83D, 0x0001, 0xDE00, 0xFE0F];
+        assert_eq!(stripped(&v), ("😀".to_owned(), true));
+        // Low then high never pair; TAB and LF are kept, so they keep halves apart.
+        let v = [0xDE00, 0x200B, 0xD83D];
+        assert_eq!(stripped(&v), ("\u{FFFD}\u{FFFD}".to_owned(), true));
+        let v = [0xD83D, 0x0009, 0xDE00];
+        assert_eq!(stripped(&v), ("\u{FFFD}\t\u{FFFD}".to_owned(), false));
+        // A kept U+FE0F after a pictographic code point.
+        let v = u("😀\u{FE0F}\u{FE0E}x");
+        assert_eq!(stripped(&v), ("😀\u{FE0F}x".to_owned(), true));
+    }
+
+    #[test]
+    fn restorer_gives_back_each_replacement_class_unit_in_order() {
+        let v = [0xDE00, 0x200B, 0xFFFD, 0xD83D, 0x0001, 0xDE01, 0xD800];
+        // Kept: lone DE00, U+FFFD, the pair D83D DE01, lone D800.
+        let src = le(&v);
+        let mut r = Restorer::new(&src);
+        assert_eq!(r.next_unit(), Some(0xDE00));
+        assert_eq!(r.next_unit(), Some(0xFFFD));
+        assert_eq!(r.next_unit(), Some(0xD800));
+        assert_eq!(r.next_unit(), None);
+        let mut dst = [0u8; 64];
+        let text = "\u{FFFD}\u{FFFD}\u{1F601}\u{FFFD}";
+        let n = to_utf16(text, &mut dst, Some(Restorer::new(&src))).unwrap();
+        assert_eq!(
+            &dst[..n * 2],
+            &le(&[0xDE00, 0xFFFD, 0xD83D, 0xDE01, 0xD800])[..]
+        );
+        // One U+FFFD more than the input has: refused.
+        assert_eq!(
+            to_utf16(
+                "\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}",
+                &mut dst,
+                Some(Restorer::new(&src))
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn to_utf16_and_latin1_match_std() {
+        for s in [
+            "",
+            "x",
+            "sixteen bytes!!!and then some more ascii than a block",
+            "café naïve ÿ\u{80} and 0123456789abcdef0123456789",
+            "— em dash, 😀, \u{10FFFF}, 0123456789abcdef0123456789abcdef",
+        ] {
+            let mut dst = vec![0u8; s.len() * 2];
+            let n = to_utf16(s, &mut dst, None).unwrap();
+            let want: Vec<u16> = s.encode_utf16().collect();
+            assert_eq!(&dst[..n * 2], &le(&want)[..], "{s:?}");
+            let latin1 = s.chars().all(|c| u32::from(c) <= 0xFF);
+            assert_eq!(fits_latin1(s), latin1, "{s:?}");
+            let mut dst = vec![0u8; s.len()];
+            match to_latin1(s, &mut dst) {
+                Some(n) => {
+                    assert!(latin1);
+                    let want: Vec<u8> = s.chars().map(|c| u32::from(c) as u8).collect();
+                    assert_eq!(&dst[..n], &want[..]);
+                }
+                None => assert!(!latin1, "{s:?}"),
+            }
+        }
+        let long = "é".repeat(100) + "Ā";
+        assert!(!fits_latin1(&long));
+        assert!(fits_latin1(&"é".repeat(100)));
+    }
+}
