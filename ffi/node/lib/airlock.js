@@ -12,6 +12,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { constants as bufferConstants } from 'node:buffer';
+
 import koffi from 'koffi';
 
 import { ENUMS, FUNCTIONS, STRUCTS } from './abi.js';
@@ -74,6 +76,8 @@ function layout(name) {
   };
 }
 const SUMMARY = layout('airlock_frontmatter_summary');
+const TEXT16 = layout('airlock_text16_result');
+const ENCODING = ENUMS.ENCODING;
 const SPAN = layout('airlock_span');
 const ENTRY = layout('airlock_meta_entry');
 if (koffi.sizeof('size_t') !== 8) {
@@ -90,9 +94,6 @@ const SCRATCH_MAX = 4 * 1024 * 1024;
 const NO_CAP = Number.MAX_SAFE_INTEGER;
 
 const REPLACEMENT = Buffer.from('\uFFFD', 'utf8');
-
-// Step 2 of sanitize_prose, for the malformed-string path only.
-const CONTROLS = /\p{Cc}/gu;
 
 const REJECTION_PREFIX = 'reconcile-sanitize: rejecting record — ';
 const PARSE_ERROR_PREFIX = 'Malformed frontmatter line: ';
@@ -181,9 +182,6 @@ function declare(lib) {
     truncate: f(
       'uint32_t airlock_truncate(const void *text, size_t text_len, size_t max_bytes, void *out_len, void *err_offset)',
     ),
-    sanitize: f(
-      'uint32_t airlock_sanitize_prose(const void *text, size_t text_len, const void *field, size_t field_len, size_t max_bytes, void *out, size_t out_cap, void *out_len, void *msg, size_t msg_cap, void *msg_len, void *err_offset)',
-    ),
     stripProfile: f(
       'uint32_t airlock_strip_profile(uint32_t profile, const void *text, size_t text_len, void *out, size_t out_cap, void *out_len, void *err_offset)',
     ),
@@ -194,8 +192,16 @@ function declare(lib) {
     noControlProfile: f(
       'uint32_t airlock_check_no_control_profile(uint32_t profile, const void *value, size_t value_len, const void *field, size_t field_len, void *msg, size_t msg_cap, void *msg_len, void *err_offset)',
     ),
-    fence: f(
-      'uint32_t airlock_fence_token(const void *payload, size_t payload_len, void *out, size_t out_cap, void *out_len, void *err_offset)',
+    // The UTF-16 path: pointers declared as uintptr_t and passed as plain numbers
+    // (koffi converts a number to a `void *` parameter at about twice the cost of a
+    // `uintptr_t`: 216 against 332 ns for a 12-argument call, bench/README).
+    sanitize16: f(
+      'uint32_t airlock_sanitize_prose_utf16(uintptr_t text, size_t text_len, uintptr_t field, size_t field_len, size_t max_bytes, uintptr_t scratch, size_t scratch_cap, uintptr_t out, size_t out_cap, uintptr_t result)',
+    ),
+    sanitize16Scratch: f('size_t airlock_sanitize_prose_utf16_scratch_len(size_t text_len, size_t max_bytes)'),
+    sanitize16Out: f('size_t airlock_sanitize_prose_utf16_out_len(size_t text_len, size_t max_bytes)'),
+    fence16: f(
+      'uint32_t airlock_fence_token_utf16(uintptr_t text, size_t text_len, uintptr_t scratch, size_t scratch_cap, uintptr_t out, size_t out_cap, uintptr_t result)',
     ),
     machineToken: f(
       'uint32_t airlock_check_machine_token(const void *value, size_t value_len, const void *field, size_t field_len, uint32_t shape, void *msg, size_t msg_cap, void *msg_len, void *err_offset)',
@@ -249,6 +255,23 @@ const REFERENCE_RANGES = Object.freeze([
 function ownBuffer(size) {
   return Buffer.allocUnsafeSlow(size);
 }
+
+/**
+ * The bytes a call on a string of `units` UTF-16 code units needs for `what`,
+ * checked against the largest Buffer this Node can make (4 GiB on Node 20), so an
+ * input too large for the UTF-16 path fails with its sizes named instead of a
+ * bare allocation error.
+ */
+export function bufferSize(bytes, what, units, limit = BUFFER_LIMIT) {
+  if (!(bytes <= limit)) {
+    throw new RangeError(
+      `airlock: a string of ${units} UTF-16 code units needs a ${bytes}-byte ${what} buffer, ` +
+        `above the largest Buffer this Node.js can allocate (${limit} bytes)`,
+    );
+  }
+  return bytes;
+}
+const BUFFER_LIMIT = bufferConstants.MAX_LENGTH;
 
 /** JSON preview of a rejected value, exactly as the reference builds it. */
 function shown(value) {
@@ -421,34 +444,96 @@ export function createAirlock(options = {}) {
     return msgBuf.toString('utf8', 0, len);
   }
 
-  // --- prose ---------------------------------------------------------------------------
+  // --- the UTF-16 path (sanitizeProse, deriveFenceToken) ------------------------------
+  //
+  // The string goes in as its UTF-16 code units (`ucs2Write`: a copy for a two-byte
+  // string, a widening copy for a one-byte one) and comes back as Latin-1
+  // (`latin1Slice`: a one-byte string, a copy), as UTF-16 (`ucs2Slice`), or not at
+  // all when the library reports it unchanged: V8 never transcodes UTF-8 here.
+  // libairlock transcodes with lone surrogates carried through (ffi/src/transcode.rs).
+  // Three scratch Buffers per instance: the units, the library's work space, and the
+  // result; each grows up to SCRATCH_MAX, a larger call gets Buffers of its own.
+  const units16 = { buf: ownBuffer(SCRATCH_INITIAL), addr: 0 };
+  const work16 = { buf: ownBuffer(SCRATCH_INITIAL * 4), addr: 0 };
+  const out16 = { buf: ownBuffer(SCRATCH_INITIAL * 4), addr: 0 };
+  for (const b of [units16, work16, out16]) b.addr = Number(koffi.address(b.buf));
+  const result16 = ownBuffer(TEXT16.size);
+  const RESULT16 = Number(koffi.address(result16));
+  const r16 = new Uint32Array(result16.buffer, result16.byteOffset, TEXT16.size / 4);
+  const r16Size = (at) => r16[at / 4] + r16[at / 4 + 1] * 0x1_0000_0000;
 
-  /** Runs airlock_sanitize_prose on the encoded input; the result string, or throws. */
-  function sanitizeEncoded(cap, field, original, exact) {
-    // Sized by the library's own bound, so it always suffices; the retry below stays
-    // for a library that disagrees with this binding's build.
-    let room = output(Number(c.worstCaseProfile(ENUMS.PROFILE.REFERENCE, inLen, cap)));
-    let st = c.sanitize(inP, inLen, fieldP, fieldLen, cap, outP, room, OUT_LEN, msgAddr, msgBuf.length, MSG_LEN, 0);
+  /** A Buffer of at least `bytes` for one call: the scratch `s`, grown if it may be. */
+  function room(s, bytes, what, units) {
+    if (bytes <= s.buf.length) return s;
+    bufferSize(bytes, what, units);
+    if (bytes <= SCRATCH_MAX) {
+      s.buf = ownBuffer(Math.min(SCRATCH_MAX, Math.max(bytes, s.buf.length * 2)));
+      s.addr = Number(koffi.address(s.buf));
+      return s;
+    }
+    const buf = ownBuffer(bytes);
+    return { buf, addr: Number(koffi.address(buf)) };
+  }
+
+  /** `str`'s code units in a Buffer (the scratch, or one of the call's own). */
+  function units(str) {
+    const u = room(units16, str.length * 2, 'input', str.length);
+    u.buf.ucs2Write(str, 0);
+    return u;
+  }
+
+  /** The result of a UTF-16 call that returned OK. */
+  function decoded16(out, original) {
+    const len = r16Size(TEXT16.len);
+    const encoding = r16[TEXT16.encoding / 4];
+    if (encoding === ENCODING.UNCHANGED) return original;
+    if (encoding === ENCODING.LATIN1) return out.buf.latin1Slice(0, len);
+    if (encoding === ENCODING.UTF16) return out.buf.ucs2Slice(0, len * 2);
+    throw fail(INTERNAL);
+  }
+
+  /** airlock_sanitize_prose_utf16 on `str` with the encoded field: the result, or throws. */
+  function sanitize16(str, cap, field) {
+    const n = str.length;
+    const text = units(str);
+    const fp = typeof fieldP === 'number' ? fieldP : Number(koffi.address(fieldP));
+    // Sufficient bounds without a call for the common sizes (7n + 256 and 8n + 1024
+    // are above the library's 3n + worst_case_len(3n, cap) and its out bound); the
+    // library's own sizes otherwise.
+    const workNeed = n * 7 + 256 <= work16.buf.length ? 0 : Number(c.sanitize16Scratch(n, cap));
+    const outNeed = n * 8 + 1024 <= out16.buf.length ? 0 : Number(c.sanitize16Out(n, cap));
+    let work = room(work16, workNeed, 'work', n);
+    let out = room(out16, outNeed, 'output', n);
+    const call = () =>
+      c.sanitize16(text.addr, n, fp, fieldLen, cap, work.addr, work.buf.length, out.addr, out.buf.length, RESULT16);
+    let st = call();
     if (st === BUFFER_TOO_SMALL) {
-      room = output(word(0));
-      st = c.sanitize(inP, inLen, fieldP, fieldLen, cap, outP, room, OUT_LEN, msgAddr, msgBuf.length, MSG_LEN, 0);
+      work = room(work16, r16Size(TEXT16.scratch_len), 'work', n);
+      out = room(out16, r16Size(TEXT16.len), 'output', n);
+      st = call();
     }
-    if (st === OK) {
-      const len = word(0);
-      const out = outBytes();
-      outOwn = null;
-      // Clean prose comes back as it went in: no decoding needed.
-      if (exact && len === inLen && out.compare(inBytes(), 0, inLen, 0, len) === 0) return original;
-      return out.toString('utf8', 0, len);
-    }
+    if (st === OK) return decoded16(out, str);
     if (st === REJECTED) {
-      const msg = message(() =>
-        c.sanitize(inP, inLen, fieldP, fieldLen, cap, outP, room, OUT_LEN, msgAddr, msgBuf.length, MSG_LEN, 0),
-      );
-      throw new Error(restoreMessage(msg, field, original));
+      const len = r16Size(TEXT16.len);
+      if (len > out.buf.length) {
+        out = room(out16, len, 'message', n);
+        if (call() !== REJECTED) throw fail(INTERNAL);
+      }
+      throw new Error(restoreMessage(out.buf.utf8Slice(0, len), field, str));
     }
     throw fail(st);
   }
+
+  function fence16(str) {
+    const n = str.length;
+    const text = units(str);
+    const work = room(work16, n * 3, 'work', n);
+    const st = c.fence16(text.addr, n, work.addr, work.buf.length, out16.addr, out16.buf.length, RESULT16);
+    if (st !== OK) throw fail(st);
+    return decoded16(out16, str);
+  }
+
+  // --- prose ---------------------------------------------------------------------------
 
   /**
    * Strict sanitize (lone surrogates are read as U+FFFD, as every other layer reads
@@ -497,32 +582,17 @@ export function createAirlock(options = {}) {
     const { field, maxBytes } = options;
     if (profileOf(options) === ENUMS.PROFILE.STRICT) return sanitizeStrict(String(text), field, maxBytes);
     const str = String(text);
-    encode(str);
     encodeField(field);
-    try {
-      const wellFormed = encodedExactly(str);
-      if (!wellFormed) {
-        // Removing what lies between two lone surrogates can pair them into one code
-        // point of 4 bytes (the reference strips and removes controls on UTF-16):
-        // do steps 1-2 here first, so libairlock sees the pairs. Both are idempotent.
-        const joined = stripDangerousInvisibles(str).replace(CONTROLS, (ch) => (ch === '\t' || ch === '\n' ? ch : ''));
-        if (joined !== str) return sanitizeProse(joined, { field, maxBytes });
-      }
-      if (typeof maxBytes === 'number' && Number.isSafeInteger(maxBytes) && maxBytes >= 0) {
-        const s = sanitizeEncoded(maxBytes, lastField, str, wellFormed);
-        return wellFormed ? s : restoreSurrogates(str, s);
-      }
-      // A cap that is not a non-negative integer: sanitize uncut, then cut and note
-      // exactly as the reference's `truncateToBytes` + note do with that value.
-      const framed = sanitizeEncoded(NO_CAP, lastField, str, wellFormed);
-      const whole = wellFormed ? framed : restoreSurrogates(str, framed);
-      const { text: capped, truncated, bytes } = truncateToBytes(whole, maxBytes);
-      return truncated
-        ? `${capped} […truncated by the reconciliation engine: ${bytes} bytes exceeded the ${maxBytes}-byte cap]`
-        : capped;
-    } finally {
-      release();
+    if (typeof maxBytes === 'number' && Number.isSafeInteger(maxBytes) && maxBytes >= 0) {
+      return sanitize16(str, maxBytes, lastField);
     }
+    // A cap that is not a non-negative integer: sanitize uncut, then cut and note
+    // exactly as the reference's `truncateToBytes` + note do with that value.
+    const whole = sanitize16(str, NO_CAP, lastField);
+    const { text: capped, truncated, bytes } = truncateToBytes(whole, maxBytes);
+    return truncated
+      ? `${capped} […truncated by the reconciliation engine: ${bytes} bytes exceeded the ${maxBytes}-byte cap]`
+      : capped;
   }
 
   function truncateToBytes(text, maxBytes) {
@@ -613,16 +683,9 @@ export function createAirlock(options = {}) {
   }
 
   function deriveFenceToken(payload) {
-    // Node hashes a lone surrogate as U+FFFD too, and a hex token never touches one.
-    encode(String(payload));
-    try {
-      const st = c.fence(inP, inLen, fieldAddr, fieldBuf.length, OUT_LEN, 0);
-      if (st !== OK) throw fail(st);
-      lastField = null; // the token overwrote the field scratch
-      return fieldBuf.toString('latin1', 0, word(0));
-    } finally {
-      release();
-    }
+    // Hashed as the UTF-8 of the string, a lone surrogate as U+FFFD, as Node's
+    // createHash encodes it; a hex token never touches one.
+    return fence16(String(payload));
   }
 
   // --- machine values ------------------------------------------------------------------
