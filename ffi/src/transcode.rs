@@ -19,14 +19,12 @@
 
 use airlock_core::class::{is_control, is_stripped};
 
+mod blocks;
+
 /// U+FFFD in UTF-8.
 const REPLACEMENT_UTF8: [u8; 3] = [0xEF, 0xBF, 0xBD];
 /// U+FFFD as a UTF-16 code unit.
 const REPLACEMENT_UNIT: u16 = 0xFFFD;
-/// Any of the eight UTF-16LE units of a 16-byte block is not ASCII.
-const NON_ASCII_UNITS: u64 = 0xFF80_FF80_FF80_FF80;
-/// Any of eight bytes is not ASCII.
-const NON_ASCII_BYTES: u64 = 0x8080_8080_8080_8080;
 
 /// What [`to_utf8`] wrote.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +45,7 @@ fn unit(units: &[u8], i: usize) -> Option<u16> {
 }
 
 /// Writes `bytes` at `dst[at..]`, returning the new end.
-#[inline]
+#[inline(always)]
 fn put(dst: &mut [u8], at: usize, bytes: &[u8]) -> Option<usize> {
     let end = at.checked_add(bytes.len())?;
     dst.get_mut(at..end)?.copy_from_slice(bytes);
@@ -91,60 +89,62 @@ pub(crate) fn to_utf8(units: &[u8], dst: &mut [u8]) -> Option<Utf8Written> {
     let mut o = 0usize;
     let mut lone = false;
     while i < count {
-        // Eight ASCII units at a time: the common case of prose.
-        if let Some(block) = units.get(i.checked_mul(2)?..i.checked_mul(2)?.checked_add(16)?) {
-            let block: &[u8; 16] = block.try_into().ok()?;
-            let lo = u64::from_le_bytes(block_half(block, 0));
-            let hi = u64::from_le_bytes(block_half(block, 8));
-            if (lo | hi) & NON_ASCII_UNITS == 0 {
-                let narrow = [
-                    block[0], block[2], block[4], block[6], block[8], block[10], block[12],
-                    block[14],
-                ];
-                o = put(dst, o, &narrow)?;
-                i = i.checked_add(8)?;
+        // Sixteen units at a time while they are ASCII, the common case of prose.
+        let from = i.checked_mul(2)?;
+        if let (Some(src), Some(d)) = (
+            units.get(from..from.checked_add(32)?),
+            dst.get_mut(o..o.checked_add(16)?),
+        ) {
+            let n = blocks::narrow(src.try_into().ok()?, d.try_into().ok()?);
+            // A whole block advances by a constant, so the next load's address does
+            // not wait for this block's mask (the branch is predicted instead).
+            if n == 16 {
+                i = i.checked_add(16)?;
+                o = o.checked_add(16)?;
                 continue;
             }
+            i = i.checked_add(n)?;
+            o = o.checked_add(n)?;
         }
         let u = unit(units, i)?;
         i = i.checked_add(1)?;
-        let mut buf = [0u8; 4];
-        let bytes: &[u8] = if u < 0x80 {
-            buf[0] = u.to_le_bytes()[0];
-            &buf[..1]
+        o = if u < 0x80 {
+            put(dst, o, &[u.to_le_bytes()[0]])?
+        } else if u < 0x800 {
+            let [lo, hi] = u.to_le_bytes();
+            put(dst, o, &[0xC0 | (hi << 2) | (lo >> 6), 0x80 | (lo & 0x3F)])?
         } else if is_high(u) {
             match unit(units, i) {
                 Some(next) if is_low(next) => {
                     i = i.checked_add(1)?;
-                    encode(pair_value(u, next), &mut buf)
+                    let mut buf = [0u8; 4];
+                    put(dst, o, encode(pair_value(u, next), &mut buf))?
                 }
                 _ => {
                     lone = true;
-                    &REPLACEMENT_UTF8
+                    put(dst, o, &REPLACEMENT_UTF8)?
                 }
             }
         } else if is_low(u) {
             lone = true;
-            &REPLACEMENT_UTF8
+            put(dst, o, &REPLACEMENT_UTF8)?
         } else {
-            encode(u32::from(u), &mut buf)
+            let [lo, hi] = u.to_le_bytes();
+            put(
+                dst,
+                o,
+                &[
+                    0xE0 | (hi >> 4),
+                    0x80 | ((hi & 0x0F) << 2) | (lo >> 6),
+                    0x80 | (lo & 0x3F),
+                ],
+            )?
         };
-        o = put(dst, o, bytes)?;
     }
     Some(Utf8Written {
         len: o,
         lone_surrogates: lone,
     })
-}
-
-/// Eight bytes of a 16-byte block.
-#[inline]
-fn block_half(block: &[u8; 16], from: usize) -> [u8; 8] {
-    let mut half = [0u8; 8];
-    if let Some(src) = block.get(from..from.saturating_add(8)) {
-        half.copy_from_slice(src);
-    }
-    half
 }
 
 /// One element of a UTF-16 string as the reference walks it.
@@ -322,15 +322,18 @@ pub(crate) fn to_latin1(text: &str, dst: &mut [u8]) -> Option<usize> {
     let mut i = 0usize;
     let mut o = 0usize;
     while i < bytes.len() {
-        if let Some(block) = bytes.get(i..i.checked_add(16)?) {
-            let block: &[u8; 16] = block.try_into().ok()?;
-            let lo = u64::from_le_bytes(block_half(block, 0));
-            let hi = u64::from_le_bytes(block_half(block, 8));
-            if (lo | hi) & NON_ASCII_BYTES == 0 {
-                o = put(dst, o, block)?;
+        if let (Some(src), Some(d)) = (
+            bytes.get(i..i.checked_add(16)?),
+            dst.get_mut(o..o.checked_add(16)?),
+        ) {
+            let n = blocks::copy(src.try_into().ok()?, d.try_into().ok()?);
+            if n == 16 {
                 i = i.checked_add(16)?;
+                o = o.checked_add(16)?;
                 continue;
             }
+            i = i.checked_add(n)?;
+            o = o.checked_add(n)?;
         }
         let b = *bytes.get(i)?;
         let byte = if b < 0x80 {
@@ -361,21 +364,18 @@ pub(crate) fn to_utf16(
     let mut i = 0usize;
     let mut o = 0usize;
     while i < bytes.len() {
-        if let Some(block) = bytes.get(i..i.checked_add(16)?) {
-            let block: &[u8; 16] = block.try_into().ok()?;
-            let lo = u64::from_le_bytes(block_half(block, 0));
-            let hi = u64::from_le_bytes(block_half(block, 8));
-            if (lo | hi) & NON_ASCII_BYTES == 0 {
-                let mut wide = [0u8; 32];
-                for (pair, &b) in wide.chunks_exact_mut(2).zip(block) {
-                    if let [first, _] = pair {
-                        *first = b;
-                    }
-                }
-                o = put(dst, o, &wide)?;
+        if let (Some(src), Some(d)) = (
+            bytes.get(i..i.checked_add(16)?),
+            dst.get_mut(o..o.checked_add(32)?),
+        ) {
+            let n = blocks::widen(src.try_into().ok()?, d.try_into().ok()?);
+            if n == 16 {
                 i = i.checked_add(16)?;
+                o = o.checked_add(32)?;
                 continue;
             }
+            i = i.checked_add(n)?;
+            o = o.checked_add(n.checked_mul(2)?)?;
         }
         let c = text.get(i..)?.chars().next()?;
         i = i.checked_add(c.len_utf8())?;

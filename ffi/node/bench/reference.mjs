@@ -3,6 +3,8 @@
 // following its logic step by step. For comparison only: the benchmark's baseline,
 // and the oracle for the binding's quirk tests (odd maxBytes, lone surrogates).
 
+import { createHash } from 'node:crypto';
+
 const ENVELOPE_TOKEN_RE = /untrusted-content:(?:start|end)/gi;
 const CONTROL_GLOBAL_RE = /\p{Cc}/gu;
 const PICTOGRAPHIC_RE = /^\p{Extended_Pictographic}$/u;
@@ -90,4 +92,15 @@ export function sanitizeProse(text, { field, maxBytes }) {
   return truncated
     ? `${capped} […truncated by the reconciliation engine: ${bytes} bytes exceeded the ${maxBytes}-byte cap]`
     : capped;
+}
+
+// SPEC §6, as the reference computes it: Node's SHA-256 over the UTF-8 of
+// `${salt}\n${payload}` (a lone surrogate as U+FFFD), and the string's own search.
+export function deriveFenceToken(payload) {
+  const text = String(payload);
+  for (let salt = 0; salt < 64; salt++) {
+    const token = createHash('sha256').update(`${salt}\n${text}`).digest('hex').slice(0, 8);
+    if (!text.includes(token)) return token;
+  }
+  return createHash('sha256').update(`64\n${text}`).digest('hex');
 }
