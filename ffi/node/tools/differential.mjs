@@ -116,6 +116,9 @@ const CASES = [
   () => ['assertNoWrapperForgery', [text(6), 'insight']],
   () => ['assertMachineToken', [text(3), { field: 'k', pattern: pick(Object.keys(PATTERNS)) }]],
   () => ['deriveFenceToken', [text(5)]],
+  // Longer prose, caps that cut anywhere: the UTF-16 path's blocks and tails.
+  () => ['sanitizeProse', [text(60), { field: pick(['insight', 'f\ud800', 'title']), maxBytes: rand(300) }]],
+  () => ['deriveFenceToken', [text(60)]],
   () => ['parseGlobsFrontmatter', [`---\nconfidence: ${numberish()}\n---\n`]],
   () => ['parseGlobsFrontmatter', [`---\nconfidence: 0x${'f'.repeat(rand(20))}${pick(['1', '8', '0'])}\n---\n`]],
   () => ['isDangerousInvisibleCodePoint', [value()]],
