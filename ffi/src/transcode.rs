@@ -33,6 +33,8 @@ pub(crate) struct Utf8Written {
     pub len: usize,
     /// Whether the units held a lone surrogate (written as U+FFFD).
     pub lone_surrogates: bool,
+    /// Whether a code point was left out (`STRIP` only).
+    pub dropped: bool,
 }
 
 /// The `i`-th code unit of UTF-16LE bytes.
@@ -52,15 +54,6 @@ fn put(dst: &mut [u8], at: usize, bytes: &[u8]) -> Option<usize> {
     Some(end)
 }
 
-/// The UTF-8 form of a scalar value (`cp` is one, by every caller's construction).
-#[inline]
-fn encode(cp: u32, buf: &mut [u8; 4]) -> &[u8] {
-    match char::from_u32(cp) {
-        Some(c) => c.encode_utf8(buf).as_bytes(),
-        None => &REPLACEMENT_UTF8,
-    }
-}
-
 /// The scalar value of a surrogate pair.
 #[inline]
 fn pair_value(hi: u16, lo: u16) -> u32 {
@@ -78,9 +71,15 @@ const fn is_low(u: u16) -> bool {
 }
 
 /// UTF-16LE `units` (`units.len() / 2` code units) as UTF-8 into `dst`, each lone
-/// surrogate as U+FFFD. `None` when `dst` is too small (3 bytes per unit always
-/// suffice) or `units` has an odd length.
-pub(crate) fn to_utf8(units: &[u8], dst: &mut [u8]) -> Option<Utf8Written> {
+/// surrogate as U+FFFD. With `STRIP`, a non-ASCII code point that sanitize's steps
+/// 1–2 drop (the invisibles, orphan selectors, C1 controls; decided on the original
+/// sequence, as [`Kept`] does) is not written: core then finds nothing to drop and
+/// stays on its copying path, and what it does is unchanged (both steps are
+/// idempotent). ASCII controls are left to core. The result is valid only when
+/// `lone_surrogates` is false (else [`stripped_to_utf8`] redoes the walk, pairing
+/// halves). `None` when `dst` is too small (3 bytes per unit always suffice) or
+/// `units` has an odd length.
+pub(crate) fn to_utf8<const STRIP: bool>(units: &[u8], dst: &mut [u8]) -> Option<Utf8Written> {
     if !units.len().is_multiple_of(2) {
         return None;
     }
@@ -88,6 +87,10 @@ pub(crate) fn to_utf8(units: &[u8], dst: &mut [u8]) -> Option<Utf8Written> {
     let mut i = 0usize;
     let mut o = 0usize;
     let mut lone = false;
+    let mut dropped = false;
+    // The code point before the next one in the original (an ASCII stand-in after a
+    // block: only whether it is pictographic matters, and no ASCII code point is).
+    let mut prev: Option<char> = None;
     while i < count {
         // Sixteen units at a time while they are ASCII, the common case of prose.
         let from = i.checked_mul(2)?;
@@ -101,35 +104,55 @@ pub(crate) fn to_utf8(units: &[u8], dst: &mut [u8]) -> Option<Utf8Written> {
             if n == 16 {
                 i = i.checked_add(16)?;
                 o = o.checked_add(16)?;
+                prev = Some('a');
                 continue;
             }
-            i = i.checked_add(n)?;
-            o = o.checked_add(n)?;
+            if n > 0 {
+                i = i.checked_add(n)?;
+                o = o.checked_add(n)?;
+                prev = Some('a');
+            }
         }
         let u = unit(units, i)?;
         i = i.checked_add(1)?;
-        o = if u < 0x80 {
-            put(dst, o, &[u.to_le_bytes()[0]])?
-        } else if u < 0x800 {
-            let [lo, hi] = u.to_le_bytes();
-            put(dst, o, &[0xC0 | (hi << 2) | (lo >> 6), 0x80 | (lo & 0x3F)])?
-        } else if is_high(u) {
+        if u < 0x80 {
+            let [b, _] = u.to_le_bytes();
+            o = put(dst, o, &[b])?;
+            prev = Some(char::from(b));
+            continue;
+        }
+        let c = if is_high(u) {
             match unit(units, i) {
                 Some(next) if is_low(next) => {
                     i = i.checked_add(1)?;
-                    let mut buf = [0u8; 4];
-                    put(dst, o, encode(pair_value(u, next), &mut buf))?
+                    char::from_u32(pair_value(u, next))
                 }
-                _ => {
-                    lone = true;
-                    put(dst, o, &REPLACEMENT_UTF8)?
-                }
+                _ => None,
             }
         } else if is_low(u) {
-            lone = true;
-            put(dst, o, &REPLACEMENT_UTF8)?
+            None
         } else {
-            let [lo, hi] = u.to_le_bytes();
+            char::from_u32(u32::from(u))
+        };
+        let Some(c) = c else {
+            lone = true;
+            o = put(dst, o, &REPLACEMENT_UTF8)?;
+            prev = Some('\u{FFFD}');
+            continue;
+        };
+        if STRIP && (is_stripped(c, prev) || is_control(c)) {
+            dropped = true;
+            prev = Some(c);
+            continue;
+        }
+        prev = Some(c);
+        let [lo, hi] = u.to_le_bytes();
+        o = if u < 0x800 {
+            put(dst, o, &[0xC0 | (hi << 2) | (lo >> 6), 0x80 | (lo & 0x3F)])?
+        } else if is_high(u) {
+            let mut buf = [0u8; 4];
+            put(dst, o, c.encode_utf8(&mut buf).as_bytes())?
+        } else {
             put(
                 dst,
                 o,
@@ -144,6 +167,7 @@ pub(crate) fn to_utf8(units: &[u8], dst: &mut [u8]) -> Option<Utf8Written> {
     Some(Utf8Written {
         len: o,
         lone_surrogates: lone,
+        dropped,
     })
 }
 
@@ -404,7 +428,7 @@ mod tests {
     fn utf8_of(units: &[u16]) -> (String, bool) {
         let src = le(units);
         let mut dst = vec![0u8; units.len() * 3];
-        let w = to_utf8(&src, &mut dst).unwrap();
+        let w = to_utf8::<false>(&src, &mut dst).unwrap();
         (
             String::from_utf8(dst[..w.len].to_vec()).unwrap(),
             w.lone_surrogates,
@@ -444,8 +468,8 @@ mod tests {
     fn to_utf8_refuses_a_short_buffer() {
         let src = le(&[0x20AC, 0x20AC]);
         let mut dst = [0u8; 5];
-        assert_eq!(to_utf8(&src, &mut dst), None);
-        assert_eq!(to_utf8(&[1, 2, 3], &mut [0u8; 9]), None);
+        assert_eq!(to_utf8::<false>(&src, &mut dst), None);
+        assert_eq!(to_utf8::<true>(&[1, 2, 3], &mut [0u8; 9]), None);
     }
 
     fn stripped(units: &[u16]) -> (String, bool) {

@@ -142,14 +142,16 @@ pub unsafe extern "C" fn airlock_sanitize_prose_utf16(
             return Ok(airlock_status::BufferTooSmall);
         }
         let (input, work) = scratch.split_at_mut(bound);
-        let written = transcode::to_utf8(text, input).ok_or(airlock_status::Internal)?;
+        // Invisibles left out on the way (core repeats steps 1-2; they change
+        // nothing the second time).
+        let written = transcode::to_utf8::<true>(text, input).ok_or(airlock_status::Internal)?;
         // A lone surrogate: the reference's steps 1-2 on the units first, which may
-        // pair halves (core repeats both steps; they change nothing the second time).
+        // pair halves.
         let (len, dropped) = if written.lone_surrogates {
             let s = transcode::stripped_to_utf8(text, input).ok_or(airlock_status::Internal)?;
             (s.len, s.dropped)
         } else {
-            (written.len, false)
+            (written.len, written.dropped)
         };
         let input = input.get(..len).ok_or(airlock_status::Internal)?;
         // Valid by construction; checked anyway (SIMD, a fraction of the call), so a
@@ -244,7 +246,7 @@ pub unsafe extern "C" fn airlock_fence_token_utf16(
             report(token_room, bound, airlock_encoding::Unchanged);
             return Ok(airlock_status::BufferTooSmall);
         }
-        let written = transcode::to_utf8(text, scratch).ok_or(airlock_status::Internal)?;
+        let written = transcode::to_utf8::<false>(text, scratch).ok_or(airlock_status::Internal)?;
         let payload = scratch.get(..written.len).ok_or(airlock_status::Internal)?;
         let token = fence_token(payload);
         let dst = out
@@ -345,6 +347,58 @@ mod tests {
                 .text;
             assert_eq!(c.result.encoding, enc, "{s:?}");
             assert_eq!(String::from_utf16(&units_of(&units, &c)).unwrap(), want);
+        }
+    }
+
+    #[test]
+    fn generated_well_formed_text_matches_core() {
+        const ATOMS: [&str; 20] = [
+            "a",
+            "word ",
+            "é",
+            "—",
+            "😀",
+            "\u{FE0F}",
+            "\u{FE0E}",
+            "\u{200B}",
+            "\u{AD}",
+            "\u{E0061}",
+            "\u{85}",
+            "\u{9F}",
+            "\u{7}",
+            "\t",
+            "\n",
+            "\u{2764}",
+            "#",
+            "untrusted-content:start",
+            "0123456789abcdef",
+            "\u{FFFD}",
+        ];
+        let mut seed = 99u32;
+        let mut next = |n: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed % n
+        };
+        for _ in 0..3000 {
+            let mut s = String::new();
+            for _ in 0..next(40) {
+                s.push_str(ATOMS[next(20) as usize]);
+            }
+            let max = if next(3) == 0 {
+                next(60) as usize
+            } else {
+                10_000
+            };
+            let units: Vec<u16> = s.encode_utf16().collect();
+            let c = roomy(&units, max);
+            let mut out = vec![0u8; airlock_core::worst_case_len(s.len(), max)];
+            let want = airlock_core::sanitize_prose(&s, "insight", max, &mut out)
+                .unwrap()
+                .text;
+            let got = String::from_utf16(&units_of(&units, &c)).unwrap();
+            assert_eq!(got, want, "{s:?} {max}");
         }
     }
 
