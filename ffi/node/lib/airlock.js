@@ -1,7 +1,9 @@
 // The binding proper: loads libairlock through koffi and wraps each C entry point in a
 // function that behaves like the reference module's export of the same name.
 //
-// Strings cross the boundary as UTF-8 in scratch Buffers owned by one instance. The
+// sanitizeProse and deriveFenceToken hand the library UTF-16 code units (see "the
+// UTF-16 path" below); the other functions cross as UTF-8. Either way the bytes sit
+// in scratch Buffers owned by one instance. The
 // calls are synchronous and never call back into JavaScript, so an instance can never
 // be re-entered while a call uses its scratch; each worker_thread imports its own copy
 // of this module (and so owns its own instances and scratch), so nothing here is
