@@ -465,6 +465,44 @@ mod tests {
     }
 
     #[test]
+    fn generated_units_match_std_and_the_strip_walk() {
+        const UNITS: [u16; 24] = [
+            0x61, 0x20, 0x7A, 0xE9, 0xAD, 0x85, 0x7FF, 0x800, 0x2014, 0x200B, 0x202E, 0x2060,
+            0xFE0E, 0xFE0F, 0xFEFF, 0x3164, 0xFFFD, 0xFFFF, 0x2764, 0xD83D, 0xDE00, 0xDB40, 0xDC61,
+            0x180E,
+        ];
+        let mut seed = 5u32;
+        let mut next = |n: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed % n
+        };
+        for _ in 0..5000 {
+            let ascii_run = next(40) as usize;
+            let mut units: Vec<u16> = Vec::new();
+            for _ in 0..next(60) {
+                if next(3) == 0 {
+                    units.extend(std::iter::repeat_n(0x61, ascii_run));
+                }
+                units.push(UNITS[next(24) as usize]);
+            }
+            let src = le(&units);
+            let mut dst = vec![0u8; units.len() * 3];
+            let w = to_utf8::<false>(&src, &mut dst).unwrap();
+            let lossy = String::from_utf16_lossy(&units);
+            assert_eq!(&dst[..w.len], lossy.as_bytes(), "{units:x?}");
+            let w = to_utf8::<true>(&src, &mut dst).unwrap();
+            if !w.lone_surrogates {
+                let mut walked = vec![0u8; units.len() * 3];
+                let s = stripped_to_utf8(&src, &mut walked).unwrap();
+                assert_eq!(&dst[..w.len], &walked[..s.len], "{units:x?}");
+                assert_eq!(w.dropped, s.dropped);
+            }
+        }
+    }
+
+    #[test]
     fn to_utf8_refuses_a_short_buffer() {
         let src = le(&[0x20AC, 0x20AC]);
         let mut dst = [0u8; 5];
