@@ -87,24 +87,6 @@ pub(crate) trait Automaton {
     /// The state's [info word](INFO_LITERALS).
     fn info(&self, state: u16) -> u16;
 
-    /// Steps over `bytes[at..]` from `state` while each byte is in `kept` and leads
-    /// to a state other than the root with an info word of 0 (nothing to report or
-    /// hold); returns the state reached and the position of the first byte not
-    /// taken.
-    #[inline]
-    fn run(&self, state: u16, bytes: &[u8], at: usize, kept: &ByteSet) -> (u16, usize) {
-        let (mut state, mut at) = (state, at);
-        while let Some(&b) = bytes.get(at) {
-            let next = self.step(state, b);
-            if !kept.contains(b) || next == 0 || self.info(next) != 0 {
-                break;
-            }
-            state = next;
-            at = at.saturating_add(1);
-        }
-        (state, at)
-    }
-
     /// Skips along the state's chain (see [`Dense`]): when the bytes at `at` spell
     /// the beginning of the unique path of trie edges the state's chain records —
     /// kept ASCII, no state on it reporting a literal or a marker end — returns the
@@ -124,10 +106,6 @@ impl<T: Automaton + ?Sized> Automaton for &T {
     #[inline(always)]
     fn info(&self, state: u16) -> u16 {
         (**self).info(state)
-    }
-    #[inline(always)]
-    fn run(&self, state: u16, bytes: &[u8], at: usize, kept: &ByteSet) -> (u16, usize) {
-        (**self).run(state, bytes, at, kept)
     }
     #[inline(always)]
     fn chain(&self, state: u16, bytes: &[u8], at: usize) -> (u16, usize) {
@@ -421,29 +399,6 @@ impl Automaton for Dense {
         self.info[usize::from(state) & 0xFF]
     }
 
-    /// The busy loop of the literal-prefix case: the state stays in a register, the
-    /// byte tests do not depend on it, and the one load on the dependency chain is
-    /// the transition.
-    #[inline]
-    #[allow(clippy::indexing_slicing)]
-    fn run(&self, state: u16, bytes: &[u8], at: usize, kept: &ByteSet) -> (u16, usize) {
-        let mut s = usize::from(state) & 0xFF;
-        let mut at = at;
-        while let Some(&b) = bytes.get(at) {
-            // In bounds: a `u8` into 256 entries, a class masked below 32, states
-            // masked below 256.
-            let class = usize::from(self.class[usize::from(b)]) & (DENSE_CLASSES - 1);
-            let next = usize::from(self.next[s][class]) & 0xFF;
-            if next == 0 || self.info[next] != 0 || !kept.contains(b) {
-                break;
-            }
-            s = next;
-            at = at.saturating_add(1);
-        }
-        // Infallible: `s` is below 256.
-        (u16::try_from(s).unwrap_or(0), at)
-    }
-
     #[inline(always)]
     #[allow(clippy::indexing_slicing)]
     fn chain(&self, state: u16, bytes: &[u8], at: usize) -> (u16, usize) {
@@ -517,13 +472,6 @@ impl Automaton for AnyAutomaton<'_> {
         }
     }
     #[inline]
-    fn run(&self, state: u16, bytes: &[u8], at: usize, kept: &ByteSet) -> (u16, usize) {
-        match self {
-            AnyAutomaton::Dense(d) => d.run(state, bytes, at, kept),
-            AnyAutomaton::Trie(t) => t.run(state, bytes, at, kept),
-        }
-    }
-    #[inline]
     fn chain(&self, state: u16, bytes: &[u8], at: usize) -> (u16, usize) {
         match self {
             AnyAutomaton::Dense(d) => d.chain(state, bytes, at),
@@ -569,10 +517,6 @@ pub(crate) const MARKER_RESYNC_LEN: usize = MARKER_ANCHOR_OFFSET;
 
 /// The markers' first byte (lower case).
 pub(crate) const MARKER_FIRST: u8 = b'u';
-
-/// Where the markers-only pass stops while idle.
-pub(crate) static MARKER_STOPS: Finder =
-    Finder::new(ByteSet::PROSE_ATTENTION.union(MARKER_ANCHORS)).refined();
 
 /// A checked set of forgery literals with its automaton, built once.
 #[derive(Clone, Copy, Debug)]
