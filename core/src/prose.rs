@@ -137,6 +137,16 @@ trait Sink {
     /// How the sink takes a dense-drop block: planned (it needs only the kept
     /// length) or packed (it needs the kept bytes).
     type Block: Block;
+    /// The dense-drop block of `text` at `at` (see [`Dropper::marked_block`]), or
+    /// `None` when it must go the exact way. Whether a block is taken depends on
+    /// the text alone, never on the sink.
+    fn take_block(
+        &self,
+        dropper: &Dropper,
+        text: &[u8],
+        at: usize,
+        marks: Option<&Finder>,
+    ) -> Option<Self::Block>;
     /// The next run of output (kept text or a redaction).
     fn put(&mut self, s: &[u8]);
     /// The kept bytes of `block` at positions `from..to`, in order.
@@ -150,9 +160,6 @@ trait Sink {
 /// that leave it) and hands runs of positions to the sink; how the positions map to
 /// bytes is the block's business.
 trait Block: Sized {
-    /// The block of `text` at `at`, or `None` when it must go the exact way (see
-    /// [`Dropper::marked_block`]).
-    fn take(dropper: &Dropper, text: &[u8], at: usize, marks: Option<&Finder>) -> Option<Self>;
     /// Bytes of text consumed.
     fn consumed(&self) -> usize;
     /// Bit `i`: position `i` holds a kept byte.
@@ -161,6 +168,48 @@ trait Block: Sized {
     fn marks(&self) -> u64;
     /// The kept byte at position `i`; `window` is the text from the block's start.
     fn byte(&self, window: &[u8], i: usize) -> Option<u8>;
+
+    /// Where the last `n` kept bytes of positions `from..to` begin, and how many
+    /// there are (fewer than `n` when the positions hold fewer).
+    #[inline]
+    fn back(&self, from: usize, to: usize, n: usize) -> Back {
+        let mut m = self.keep() & bits(from, to);
+        let mut back = Back { at: to, taken: 0 };
+        while back.taken < n && m != 0 {
+            let top = 63usize.saturating_sub(m.leading_zeros() as usize);
+            m &= !(1u64 << (top & 63));
+            back = Back {
+                at: top,
+                taken: back.taken.saturating_add(1),
+            };
+        }
+        back
+    }
+
+    /// Copies the kept bytes at positions `from..to` to the start of `dst`
+    /// (as many as fit); returns how many.
+    #[inline]
+    fn copy_kept(&self, window: &[u8], from: usize, to: usize, dst: &mut [u8]) -> usize {
+        let mut m = self.keep() & bits(from, to);
+        let mut n = 0;
+        while m != 0 {
+            let i = m.trailing_zeros() as usize;
+            m &= m.wrapping_sub(1);
+            if let (Some(slot), Some(b)) = (dst.get_mut(n), self.byte(window, i)) {
+                *slot = b;
+                n = n.saturating_add(1);
+            }
+        }
+        n
+    }
+}
+
+/// The last few kept bytes of a run: they begin at position `at`, and there are
+/// `taken` of them.
+#[derive(Clone, Copy, Debug)]
+struct Back {
+    at: usize,
+    taken: usize,
 }
 
 /// Bits `from..to` (both at most 64).
@@ -179,10 +228,6 @@ fn bits(from: usize, to: usize) -> u64 {
 struct Planned(DropPlan);
 
 impl Block for Planned {
-    #[inline(always)]
-    fn take(dropper: &Dropper, text: &[u8], at: usize, marks: Option<&Finder>) -> Option<Self> {
-        dropper.plan(text, at, marks).map(Planned)
-    }
     #[inline(always)]
     fn consumed(&self) -> usize {
         self.0.consumed
@@ -208,12 +253,6 @@ struct Packed {
 }
 
 impl Block for Packed {
-    #[inline(always)]
-    fn take(dropper: &Dropper, text: &[u8], at: usize, marks: Option<&Finder>) -> Option<Self> {
-        let mut buf = [0u8; 64];
-        let block = dropper.marked_block(text, at, marks, &mut buf)?;
-        Some(Packed { buf, block })
-    }
     #[inline(always)]
     fn consumed(&self) -> usize {
         self.block.consumed
@@ -241,6 +280,16 @@ struct Count {
 
 impl Sink for Count {
     type Block = Planned;
+    #[inline(always)]
+    fn take_block(
+        &self,
+        dropper: &Dropper,
+        text: &[u8],
+        at: usize,
+        marks: Option<&Finder>,
+    ) -> Option<Planned> {
+        dropper.plan(text, at, marks).map(Planned)
+    }
     #[inline(always)]
     fn put(&mut self, s: &[u8]) {
         self.len = self.len.saturating_add(s.len());
@@ -309,6 +358,19 @@ impl<'o> CapWriter<'o> {
 
 impl Sink for CapWriter<'_> {
     type Block = Packed;
+
+    #[inline(always)]
+    fn take_block(
+        &self,
+        dropper: &Dropper,
+        text: &[u8],
+        at: usize,
+        marks: Option<&Finder>,
+    ) -> Option<Packed> {
+        let mut buf = [0u8; 64];
+        let block = dropper.marked_block(text, at, marks, &mut buf)?;
+        Some(Packed { buf, block })
+    }
 
     #[inline]
     fn put(&mut self, s: &[u8]) {
@@ -383,6 +445,10 @@ impl Sink for CapWriter<'_> {
 trait Kept<S: Sink + ?Sized> {
     /// Hands the kept bytes at positions `from..to` to `sink`.
     fn put_run(&self, from: usize, to: usize, sink: &mut S);
+    /// Where the last `n` kept bytes of positions `from..to` begin.
+    fn back(&self, from: usize, to: usize, n: usize) -> Back;
+    /// Copies the kept bytes at positions `from..to` to `dst`; returns how many.
+    fn copy_kept(&self, from: usize, to: usize, dst: &mut [u8]) -> usize;
 }
 
 impl<S: Sink + ?Sized> Kept<S> for [u8] {
@@ -390,15 +456,45 @@ impl<S: Sink + ?Sized> Kept<S> for [u8] {
     fn put_run(&self, from: usize, to: usize, sink: &mut S) {
         sink.put(self.get(from..to).unwrap_or_default());
     }
+    #[inline]
+    fn back(&self, from: usize, to: usize, n: usize) -> Back {
+        let at = to.saturating_sub(n).max(from);
+        Back {
+            at,
+            taken: to.saturating_sub(at),
+        }
+    }
+    #[inline]
+    fn copy_kept(&self, from: usize, to: usize, dst: &mut [u8]) -> usize {
+        let src = self.get(from..to).unwrap_or_default();
+        match dst.get_mut(..src.len()) {
+            Some(dst) => {
+                dst.copy_from_slice(src);
+                src.len()
+            }
+            None => 0,
+        }
+    }
 }
 
-/// A block taken by the sink's own rule.
-struct InBlock<'b, B>(&'b B);
+/// A block taken by the sink's own rule, and the text from the block's start.
+struct InBlock<'b, B> {
+    block: &'b B,
+    window: &'b [u8],
+}
 
 impl<S: Sink> Kept<S> for InBlock<'_, S::Block> {
     #[inline(always)]
     fn put_run(&self, from: usize, to: usize, sink: &mut S) {
-        sink.put_block(self.0, from, to);
+        sink.put_block(self.block, from, to);
+    }
+    #[inline]
+    fn back(&self, from: usize, to: usize, n: usize) -> Back {
+        self.block.back(from, to, n)
+    }
+    #[inline]
+    fn copy_kept(&self, from: usize, to: usize, dst: &mut [u8]) -> usize {
+        self.block.copy_kept(self.window, from, to, dst)
     }
 }
 
@@ -464,7 +560,8 @@ struct Engine<'l, A: Automaton> {
     state: u16,
     /// Literals found so far (bit `i`: literal `i`).
     found: u8,
-    /// Kept bytes that may begin a marker (the state's marker depth), not yet emitted.
+    /// Kept bytes of earlier pieces and blocks not yet emitted: those that may
+    /// begin a marker, and those before them not yet released (see [`Engine::flush`]).
     held: [u8; 32],
     held_len: usize,
     /// The code point before the current piece in the original input.
@@ -525,9 +622,11 @@ impl<'l, A: Automaton> Engine<'l, A> {
         }
     }
 
-    /// Feeds one kept byte at position `here` of `kept`. Positions of `kept` before
-    /// `run_start` are emitted or held already; `run_start` moves past `b` when `b`
-    /// is held or redacted.
+    /// Feeds one kept byte at position `here` of `kept`. The kept bytes from
+    /// `run_start` to `here` are the pending run: not emitted, the last of them
+    /// (the state's marker depth) held by position, not copied (see
+    /// [`Engine::flush`]). Only a literal or a marker's end needs more than the
+    /// step, so the fast path costs what a count costs.
     #[inline(always)]
     fn feed<S: Sink, K: Kept<S> + ?Sized>(
         &mut self,
@@ -537,20 +636,22 @@ impl<'l, A: Automaton> Engine<'l, A> {
         run_start: &mut usize,
         sink: &mut S,
     ) {
-        let state = self.auto.step(self.state, b);
+        let before = self.state;
+        let state = self.auto.step(before, b);
         self.state = state;
         let info = self.auto.info(state);
-        if info == 0 && self.held_len == 0 {
+        if info & (INFO_LITERALS | INFO_MARKER_END) == 0 {
             return;
         }
-        self.feed_slow(kept, b, here, info, run_start, sink);
+        self.report(kept, before, here, info, run_start, sink);
     }
 
-    #[inline]
-    fn feed_slow<S: Sink, K: Kept<S> + ?Sized>(
+    /// A literal found, or a marker ending at `here` (`before` the state before it).
+    #[inline(never)]
+    fn report<S: Sink, K: Kept<S> + ?Sized>(
         &mut self,
         kept: &K,
-        b: u8,
+        before: u16,
         here: usize,
         info: u16,
         run_start: &mut usize,
@@ -558,142 +659,93 @@ impl<'l, A: Automaton> Engine<'l, A> {
     ) {
         // The low byte of the info word is the literal mask.
         self.found |= (info & INFO_LITERALS) as u8;
-        let after = here.saturating_add(1);
-        if info & INFO_MARKER_END != 0 {
-            // The held bytes and this one are the marker.
-            if *run_start < here {
-                kept.put_run(*run_start, here, sink);
-            }
-            sink.put(MARKER_REDACTION.as_bytes());
-            self.held_len = 0;
-            self.redacted = true;
-            *run_start = after;
+        if info & INFO_MARKER_END == 0 {
             return;
         }
-        let depth = info_marker_depth(info);
-        if self.held_len == 0 {
-            if depth > 0 {
-                // This byte begins a marker: the run before it is decided.
-                if *run_start < here {
-                    kept.put_run(*run_start, here, sink);
-                }
-                if let Some(slot) = self.held.first_mut() {
-                    *slot = b;
-                    self.held_len = 1;
-                }
-                *run_start = after;
-            }
-            return;
-        }
-        // The held bytes and `b`: the last `keep` stay held, the rest are released.
-        let total = self.held_len.saturating_add(1);
-        let keep = depth.min(total);
-        let release = total.saturating_sub(keep);
-        if keep == 0 {
-            sink.put(self.held.get(..self.held_len).unwrap_or_default());
-            self.held_len = 0;
-            // `b` joins a new run (nothing of the piece before it is pending).
-            *run_start = here;
-            return;
-        }
+        // The marker is this byte and the bytes held before it: the last
+        // `depth` of the held bytes and the pending run.
+        let depth = info_marker_depth(self.auto.info(before));
+        self.release(kept, here, depth, run_start, sink);
+        sink.put(MARKER_REDACTION.as_bytes());
+        self.held_len = 0;
+        self.redacted = true;
+        *run_start = here.saturating_add(1);
+    }
+
+    /// Emits the held bytes and the pending run `run_start..end` except their last
+    /// `keep` bytes; returns those of the run (where they begin, how many). The
+    /// kept ones of `held` stay at its start.
+    #[inline]
+    fn release<S: Sink, K: Kept<S> + ?Sized>(
+        &mut self,
+        kept: &K,
+        end: usize,
+        keep: usize,
+        run_start: &mut usize,
+        sink: &mut S,
+    ) -> Back {
+        let back = kept.back(*run_start, end, keep);
+        let from_held = keep.saturating_sub(back.taken).min(self.held_len);
+        let release = self.held_len.saturating_sub(from_held);
         if release > 0 {
             sink.put(self.held.get(..release).unwrap_or_default());
             self.held.copy_within(release..self.held_len, 0);
+            self.held_len = from_held;
         }
-        let len = self.held_len.saturating_sub(release);
-        if let Some(slot) = self.held.get_mut(len) {
-            *slot = b;
+        if *run_start < back.at {
+            kept.put_run(*run_start, back.at, sink);
         }
-        self.held_len = len.saturating_add(1);
-        *run_start = after;
+        *run_start = back.at;
+        back
     }
 
-    /// The automaton went to `state` over the kept bytes `bytes[from..to]` without
-    /// stopping on them (a chain, or the bytes a resync re-ran): as
-    /// [`Engine::feed`] over each, the bytes that may still begin a marker are held
-    /// and the rest released. The states passed report no literal and end no
-    /// marker.
+    /// The pending run ends at `end` (a dropped code point, the end of a piece or
+    /// a block): emits it, with the held bytes, except the bytes that may still
+    /// begin a marker (the state's depth), which are copied to `held`.
     #[inline(always)]
-    fn advance<S: Sink>(
+    fn flush<S: Sink, K: Kept<S> + ?Sized>(
         &mut self,
-        bytes: &[u8],
-        from: usize,
-        to: usize,
-        state: u16,
+        kept: &K,
+        end: usize,
         run_start: &mut usize,
         sink: &mut S,
     ) {
-        self.state = state;
-        let info = self.auto.info(state);
-        if info == 0 && self.held_len == 0 {
-            // The common case: the bytes join the pending run.
+        let depth = info_marker_depth(self.auto.info(self.state));
+        if depth == 0 && self.held_len == 0 {
+            if *run_start < end {
+                kept.put_run(*run_start, end, sink);
+            }
+            *run_start = end;
             return;
         }
-        self.advance_slow(bytes, from, to, info, run_start, sink);
+        self.flush_held(kept, end, depth, run_start, sink);
     }
 
     #[inline(never)]
-    fn advance_slow<S: Sink>(
+    fn flush_held<S: Sink, K: Kept<S> + ?Sized>(
         &mut self,
-        bytes: &[u8],
-        from: usize,
-        to: usize,
-        info: u16,
+        kept: &K,
+        end: usize,
+        depth: usize,
         run_start: &mut usize,
         sink: &mut S,
     ) {
-        self.found |= (info & INFO_LITERALS) as u8;
-        let depth = info_marker_depth(info);
-        let skipped = to.saturating_sub(from);
-        let keep = depth.min(self.held_len.saturating_add(skipped));
-        if keep <= skipped {
-            // Everything held is released (with held bytes, nothing of the piece
-            // is pending: `*run_start == from`); the last `keep` bytes are held.
-            if self.held_len > 0 {
-                sink.put(self.held.get(..self.held_len).unwrap_or_default());
-                self.held_len = 0;
-            }
-            if keep == 0 {
-                return;
-            }
-            let held_from = to.saturating_sub(keep);
-            if *run_start < held_from {
-                sink.put(bytes.get(*run_start..held_from).unwrap_or_default());
-            }
-            let tail = bytes.get(held_from..to).unwrap_or_default();
-            if let Some(dst) = self.held.get_mut(..tail.len()) {
-                dst.copy_from_slice(tail);
-                self.held_len = tail.len();
-            }
-        } else {
-            // Some held bytes stay held, and every skipped byte joins them.
-            let release = self.held_len.saturating_add(skipped).saturating_sub(keep);
-            if release > 0 {
-                sink.put(self.held.get(..release).unwrap_or_default());
-                self.held.copy_within(release..self.held_len, 0);
-            }
-            let len = self.held_len.saturating_sub(release);
-            let tail = bytes.get(from..to).unwrap_or_default();
-            if let Some(dst) = self.held.get_mut(len..len.saturating_add(tail.len())) {
-                dst.copy_from_slice(tail);
-                self.held_len = len.saturating_add(tail.len());
-            }
-        }
-        *run_start = to;
+        let back = self.release(kept, end, depth, run_start, sink);
+        let spare = self.held.get_mut(self.held_len..).unwrap_or_default();
+        let copied = kept.copy_kept(back.at, end, spare);
+        // At most a marker's beginning is held (23 bytes of 32): a byte left out
+        // would be a hole, and the record is refused.
+        self.fault |= copied != back.taken;
+        self.held_len = self.held_len.saturating_add(copied);
+        *run_start = end;
     }
 
     /// Re-enters the automaton after the idle scan skipped `bytes[from..at]`: kept
     /// text without a literal's first byte or the marker anchor, so only a marker's
-    /// beginning (at most [`MARKER_RESYNC_LEN`] bytes) can be in progress.
+    /// beginning (at most [`MARKER_RESYNC_LEN`] bytes) can be in progress. The
+    /// skipped bytes are in the pending run, so the state alone says what is held.
     #[inline]
-    fn resync<S: Sink>(
-        &mut self,
-        bytes: &[u8],
-        from: usize,
-        at: usize,
-        run_start: &mut usize,
-        sink: &mut S,
-    ) {
+    fn resync(&mut self, bytes: &[u8], from: usize, at: usize) {
         let start = at.saturating_sub(MARKER_RESYNC_LEN).max(from);
         let tail = bytes.get(start..at).unwrap_or_default();
         let Some(first) = tail.iter().position(|&b| b | 0x20 == MARKER_FIRST) else {
@@ -703,7 +755,10 @@ impl<'l, A: Automaton> Engine<'l, A> {
         for &b in tail.get(first..).unwrap_or_default() {
             state = self.auto.step(state, b);
         }
-        self.advance(bytes, start, at, state, run_start, sink);
+        // The tail holds no literal's first byte and no anchor: no marker ends in
+        // it, and no literal.
+        self.found |= (self.auto.info(state) & INFO_LITERALS) as u8;
+        self.state = state;
     }
 
     /// After a dropped code point at `*at` (with nothing of the piece pending:
@@ -721,17 +776,20 @@ impl<'l, A: Automaton> Engine<'l, A> {
         sink: &mut S,
     ) {
         while !sink.is_full() {
-            let Some(block) = S::Block::take(&self.dropper, bytes, *at, self.leaves_root) else {
+            let Some(block) = sink.take_block(&self.dropper, bytes, *at, self.leaves_root) else {
                 return;
             };
             let window = bytes.get(*at..).unwrap_or_default();
             let keep = block.keep();
             let marks = block.marks();
-            let kept = InBlock(&block);
+            let kept = InBlock {
+                block: &block,
+                window,
+            };
             let mut start = 0;
             let mut rest = keep;
             while rest != 0 {
-                if self.state == 0 && self.held_len == 0 {
+                if self.state == 0 {
                     // The automaton stays at its root on bytes that begin nothing:
                     // go to the next marked one.
                     let next = marks & rest;
@@ -750,9 +808,8 @@ impl<'l, A: Automaton> Engine<'l, A> {
                 };
                 self.feed(&kept, b, i, &mut start, sink);
             }
-            if start < 64 {
-                kept.put_run(start, 64, sink);
-            }
+            // The block's buffer does not outlive this step.
+            self.flush(&kept, 64, &mut start, sink);
             let consumed = block.consumed();
             *at = at.saturating_add(consumed);
             *run_start = *at;
@@ -785,7 +842,7 @@ impl<'l, A: Automaton> Engine<'l, A> {
                         })
                 });
                 if at > from {
-                    self.resync(bytes, from, at, &mut run_start, sink);
+                    self.resync(bytes, from, at);
                 }
                 if at >= len {
                     break;
@@ -799,9 +856,7 @@ impl<'l, A: Automaton> Engine<'l, A> {
             };
             if b < 0x80 {
                 if is_dropped_ascii(b) {
-                    if run_start < at {
-                        sink.put(bytes.get(run_start..at).unwrap_or_default());
-                    }
+                    self.flush(bytes, at, &mut run_start, sink);
                     self.dropped = true;
                     at = at.saturating_add(1);
                     run_start = at;
@@ -814,10 +869,8 @@ impl<'l, A: Automaton> Engine<'l, A> {
                     // Busy on kept ASCII: along a literal's chain (nothing reported
                     // on it) in one compare, then one byte where it ends.
                     let (state, next) = self.auto.chain(self.state, bytes, at);
-                    if next > at {
-                        self.advance(bytes, at, next, state, &mut run_start, sink);
-                        at = next;
-                    }
+                    self.state = state;
+                    at = next;
                     match bytes.get(at) {
                         Some(&b) if KEPT_ASCII.contains(b) => {
                             self.feed(bytes, b, at, &mut run_start, sink);
@@ -843,9 +896,7 @@ impl<'l, A: Automaton> Engine<'l, A> {
                     }
                 });
                 if dropped {
-                    if run_start < at {
-                        sink.put(bytes.get(run_start..at).unwrap_or_default());
-                    }
+                    self.flush(bytes, at, &mut run_start, sink);
                     self.dropped = true;
                     run_start = end;
                 } else {
@@ -862,10 +913,9 @@ impl<'l, A: Automaton> Engine<'l, A> {
                 break;
             }
         }
-        let end = at.min(len);
-        if run_start < end {
-            sink.put(bytes.get(run_start..end).unwrap_or_default());
-        }
+        // The piece's bytes do not outlive this call: what may still begin a
+        // marker is copied to `held`.
+        self.flush(bytes, at.min(len), &mut run_start, sink);
         if let Some(last) = piece.chars().next_back() {
             self.prev = Some(last);
         }
