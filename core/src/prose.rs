@@ -746,6 +746,10 @@ impl<'l, A: Automaton> Engine<'l, A> {
     /// skipped bytes are in the pending run, so the state alone says what is held.
     #[inline]
     fn resync(&mut self, bytes: &[u8], from: usize, at: usize) {
+        if self.auto.step(0, MARKER_FIRST) == 0 {
+            // An automaton without markers ([`NoPatterns`]) has none to resume.
+            return;
+        }
         let start = at.saturating_sub(MARKER_RESYNC_LEN).max(from);
         let tail = bytes.get(start..at).unwrap_or_default();
         let Some(first) = tail.iter().position(|&b| b | 0x20 == MARKER_FIRST) else {
