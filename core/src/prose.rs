@@ -141,7 +141,7 @@ trait Sink {
     /// `None` when it must go the exact way. Whether a block is taken depends on
     /// the text alone, never on the sink.
     fn take_block(
-        &self,
+        &mut self,
         dropper: &Dropper,
         text: &[u8],
         at: usize,
@@ -252,22 +252,45 @@ struct Packed {
     block: DropBlock,
 }
 
-impl Block for Packed {
+/// A block the writer took: packed into a buffer (the automaton reads its marked
+/// bytes), or, when no byte can move the automaton (the walk without patterns),
+/// packed straight into the output, where reading it back from a buffer just
+/// written word by word would stall on store forwarding.
+enum Written {
+    InPlace(DropBlock),
+    Packed(Packed),
+}
+
+impl Block for Written {
     #[inline(always)]
     fn consumed(&self) -> usize {
-        self.block.consumed
+        match self {
+            Written::InPlace(b) => b.consumed,
+            Written::Packed(p) => p.block.consumed,
+        }
     }
     #[inline(always)]
     fn keep(&self) -> u64 {
-        bits(0, self.block.kept)
+        match self {
+            Written::InPlace(b) => bits(0, b.kept),
+            Written::Packed(p) => bits(0, p.block.kept),
+        }
     }
     #[inline(always)]
     fn marks(&self) -> u64 {
-        self.block.marks
+        match self {
+            // Taken without marks.
+            Written::InPlace(_) => 0,
+            Written::Packed(p) => p.block.marks,
+        }
     }
     #[inline(always)]
     fn byte(&self, _: &[u8], i: usize) -> Option<u8> {
-        self.buf.get(i).copied()
+        match self {
+            // The automaton of no pattern stays at its root: it reads no byte.
+            Written::InPlace(_) => None,
+            Written::Packed(p) => p.buf.get(i).copied(),
+        }
     }
 }
 
@@ -282,7 +305,7 @@ impl Sink for Count {
     type Block = Planned;
     #[inline(always)]
     fn take_block(
-        &self,
+        &mut self,
         dropper: &Dropper,
         text: &[u8],
         at: usize,
@@ -357,19 +380,36 @@ impl<'o> CapWriter<'o> {
 }
 
 impl Sink for CapWriter<'_> {
-    type Block = Packed;
+    type Block = Written;
 
     #[inline(always)]
     fn take_block(
-        &self,
+        &mut self,
         dropper: &Dropper,
         text: &[u8],
         at: usize,
         marks: Option<&Finder>,
-    ) -> Option<Packed> {
+    ) -> Option<Written> {
+        if marks.is_none() && !self.cut {
+            // Within the cap; a block that does not fit goes through the buffer
+            // (and is cut there).
+            let room = self
+                .cap
+                .saturating_sub(self.drained.saturating_add(self.len));
+            let end = self.len.saturating_add(room).min(self.out.len());
+            if let Some(block) = self
+                .out
+                .get_mut(self.len..end)
+                .and_then(|out| dropper.block(text, at, out))
+            {
+                self.len = self.len.saturating_add(block.kept);
+                self.total = self.total.saturating_add(block.kept);
+                return Some(Written::InPlace(block));
+            }
+        }
         let mut buf = [0u8; 64];
         let block = dropper.marked_block(text, at, marks, &mut buf)?;
-        Some(Packed { buf, block })
+        Some(Written::Packed(Packed { buf, block }))
     }
 
     #[inline]
@@ -414,7 +454,12 @@ impl Sink for CapWriter<'_> {
     }
 
     #[inline(always)]
-    fn put_block(&mut self, block: &Packed, from: usize, to: usize) {
+    fn put_block(&mut self, block: &Written, from: usize, to: usize) {
+        let block = match block {
+            // Output when taken.
+            Written::InPlace(_) => return,
+            Written::Packed(p) => p,
+        };
         let to = to.min(block.block.kept);
         if from >= to {
             return;
