@@ -1,14 +1,14 @@
 //! `sanitize_prose`: strip, drop controls but TAB and LF, reject forgeries, redact
 //! envelope markers, cut to the budget with the reference's note (SPEC §3).
 //!
-//! Two walks share the drop rule, the automaton and the dense-drop blocks: the
-//! counting pass (`Counting`) decides the verdict and the exact output length,
-//! then the writing pass — the engine (`Engine`, which the stream also runs) when
-//! markers are to be redacted, strip's loop with the prose rule when only code points
-//! are dropped, a copy otherwise — writes it. The writing pass checks that it wrote
-//! exactly what the counting pass measured, and any disagreement (or any state the
-//! walks treat as impossible) refuses the record with [`Reason::Internal`]: never
-//! `Ok` with a hole. See `core/DESIGN.md`.
+//! One walk (`Engine`), generic over its sink, does the five steps: the counting
+//! pass runs it into a sink that only adds lengths (`Count`) for the verdict and
+//! the exact output length, the writing pass runs the same code into a writer
+//! (`CapWriter`) that stops at the cap, and the stream runs it into a writer that
+//! counts to the end. Count and output cannot disagree: they are one piece of
+//! code over the same text. What can still go wrong is the buffer (a piece that
+//! does not fit, a position off a code-point boundary), and that refuses the
+//! record with [`Reason::Internal`]: never `Ok` with a hole. See `core/DESIGN.md`.
 //!
 //! [`Reason::Internal`]: crate::Reason::Internal
 
