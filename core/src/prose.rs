@@ -367,6 +367,35 @@ impl<'o> CapWriter<'o> {
         }
     }
 
+    /// Appends the note when the text of `original_bytes` was cut and returns
+    /// the result; `None` after a fault (the caller refuses the record).
+    fn conclude(mut self, original_bytes: usize) -> Option<Prose<'o>> {
+        if self.fault {
+            return None;
+        }
+        let truncated = original_bytes > self.cap;
+        if truncated {
+            let note = TruncationNote {
+                original_bytes,
+                max_bytes: self.cap,
+            };
+            let mut note_buf = NoteBuf::default();
+            write!(note_buf, "{note}").ok()?;
+            self.append(note_buf.as_str(self.backend)?);
+            if self.fault {
+                return None;
+            }
+        }
+        let backend = self.backend;
+        let CapWriter { out, len, .. } = self;
+        let written: &'o [u8] = out.get(..len)?;
+        Some(Prose {
+            text: backend.to_str(written).ok()?,
+            truncated,
+            original_bytes,
+        })
+    }
+
     /// Appends text that is not subject to the cap (the note).
     fn append(&mut self, s: &str) {
         let end = self.len.saturating_add(s.len());
@@ -1055,22 +1084,21 @@ fn sanitize_on<'a, 'o, A: Automaton + Copy>(
     if out.len() < needed {
         return Err(ProseError::BufferTooSmall(BufferTooSmall { needed }));
     }
-    if !(counted.dropped || counted.redacted) {
+    let changed = counted.dropped || counted.redacted;
+    if !(changed || truncated) {
         // The walk kept every byte and redacted nothing: the text is its own
-        // result, copied (up to the cap, on a code-point boundary).
-        if !truncated {
-            return backend
-                .copy_str(out, text)
-                .map(|text| Prose {
-                    text,
-                    truncated,
-                    original_bytes,
-                })
-                .ok_or_else(internal);
-        }
+        // result, copied.
+        return backend
+            .copy_str(out, text)
+            .map(|text| Prose {
+                text,
+                truncated,
+                original_bytes,
+            })
+            .ok_or_else(internal);
     }
     let mut writer = CapWriter::new(out, max_bytes, true, backend);
-    if counted.dropped || counted.redacted {
+    if changed {
         // Second pass: the same walk into the writing sink, which stops at the cap.
         // Both passes are this code over the same text, so the writer is handed
         // the runs the count added up (all of them, or those up to the cut); what
@@ -1088,6 +1116,7 @@ fn sanitize_on<'a, 'o, A: Automaton + Copy>(
             written.finish(&mut writer);
             writer.fault |= written.fault;
         } else {
+            // No marker: the walk without patterns (see [`NoPatterns`]).
             let mut written = Engine::new(NoPatterns, &DROP_STOPS, ByteSet::EMPTY, None, backend);
             written.push_str(text, &mut writer);
             written.finish(&mut writer);
@@ -1097,24 +1126,7 @@ fn sanitize_on<'a, 'o, A: Automaton + Copy>(
         let end = floor_char_boundary(text, max_bytes);
         writer.put(text.as_bytes().get(..end).unwrap_or_default());
     }
-    if writer.fault {
-        return Err(internal());
-    }
-    if truncated {
-        let mut note_buf = NoteBuf::default();
-        write!(note_buf, "{note}").map_err(|_| internal())?;
-        writer.append(note_buf.as_str(backend).ok_or_else(internal)?);
-        if writer.fault {
-            return Err(internal());
-        }
-    }
-    let CapWriter { out, len, .. } = writer;
-    let written: &'o [u8] = out.get(..len).ok_or_else(internal)?;
-    Ok(Prose {
-        text: backend.to_str(written).map_err(|_| internal())?,
-        truncated,
-        original_bytes,
-    })
+    writer.conclude(original_bytes).ok_or_else(internal)
 }
 
 /// A fixed buffer large enough for any truncation note.
@@ -1224,13 +1236,23 @@ impl<'a, 'o> ProseStream<'a, 'o> {
         if buf.len() < needed {
             return Err(BufferTooSmall { needed });
         }
-        Ok(ProseStream {
+        Ok(ProseStream::with(backend, field, max_bytes, literals, buf))
+    }
+
+    fn with(
+        backend: Backend,
+        field: &'a str,
+        max_bytes: usize,
+        literals: &'a LiteralSet<'a>,
+        buf: &'o mut [u8],
+    ) -> Self {
+        ProseStream {
             field,
             literals,
             engine: Engine::of_set(literals.automaton(), literals, backend),
             utf8: Utf8Stream::new(),
             writer: CapWriter::new(buf, max_bytes, false, backend),
-        })
+        }
     }
 
     /// Feeds the next chunk.
@@ -1290,14 +1312,13 @@ impl<'a, 'o> ProseStream<'a, 'o> {
                 needed: DRAIN_BUFFER_LEN,
             });
         }
-        let backend = Backend::best();
-        Ok(ProseStream {
+        Ok(ProseStream::with(
+            Backend::best(),
             field,
+            max_bytes,
             literals,
-            engine: Engine::of_set(literals.automaton(), literals, backend),
-            utf8: Utf8Stream::new(),
-            writer: CapWriter::new(buf, max_bytes, false, backend),
-        })
+            buf,
+        ))
     }
 
     /// Ends the input and returns the sanitized text.
@@ -1314,32 +1335,7 @@ impl<'a, 'o> ProseStream<'a, 'o> {
             )));
         }
         let original_bytes = self.writer.total;
-        let truncated = original_bytes > self.writer.cap;
-        if truncated {
-            let note = TruncationNote {
-                original_bytes,
-                max_bytes: self.writer.cap,
-            };
-            let mut note_buf = NoteBuf::default();
-            if write!(note_buf, "{note}").is_err() {
-                return Err(internal);
-            }
-            let Some(note) = note_buf.as_str(self.writer.backend) else {
-                return Err(internal);
-            };
-            self.writer.append(note);
-            if self.writer.fault {
-                return Err(internal);
-            }
-        }
-        let backend = self.writer.backend;
-        let CapWriter { out, len, .. } = self.writer;
-        let written: &'o [u8] = out.get(..len).ok_or(internal)?;
-        Ok(Prose {
-            text: backend.to_str(written).map_err(|_| internal)?,
-            truncated,
-            original_bytes,
-        })
+        self.writer.conclude(original_bytes).ok_or(internal)
     }
 }
 
