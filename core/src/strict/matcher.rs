@@ -131,18 +131,40 @@ impl<'s> Detector<'s> {
     }
 
     /// Feeds the plain ASCII from `from` on while the search is under way: printable
-    /// bytes, TAB and LF, but not a pattern's first byte (the caller decides those);
-    /// returns where it stopped. The caller's byte-at-a-time path would do the same.
+    /// bytes, TAB and LF, but not a pattern's first byte where a pattern may begin
+    /// (the caller decides those); returns where it stopped. The caller's
+    /// byte-at-a-time path would do the same.
     #[inline]
     fn feed_plain(&mut self, bytes: &[u8], from: usize) -> usize {
         let mut i = from;
         // Locals, not fields, in the loop: no store and reload per byte.
         let (mut state, mut found) = (self.state, self.found);
         while state != 0 {
+            // Along a literal's own part the automaton keeps a chain: the bytes that
+            // spell it go in one compare, exactly as their steps would (chain labels
+            // are plain ASCII and report nothing, so `found` stays). Only a pattern's
+            // beginning among them is left to the caller.
+            let (next, end) = self.auto.chain(state, bytes, i);
+            if end > i {
+                match pattern_start_in(bytes, i, end) {
+                    None => {
+                        state = next;
+                        i = end;
+                        continue;
+                    }
+                    Some(k) => {
+                        // The chain up to that byte (fewer than its length: the
+                        // byte-by-byte compare of what matched already).
+                        let upto = bytes.get(..k).unwrap_or_default();
+                        (state, i) = self.auto.chain(state, upto, i);
+                        break;
+                    }
+                }
+            }
             let Some(&b) = bytes.get(i) else { break };
             let l = b.to_ascii_lowercase();
             let plain = (0x20..0x7F).contains(&b) || b == b'\t' || b == b'\n';
-            if !plain || starts_pattern(l) {
+            if !plain || (starts_pattern(l) && may_start(bytes.get(i..).unwrap_or_default())) {
                 break;
             }
             state = self.auto.step(state, l);
@@ -590,28 +612,79 @@ fn put_run(text: &str, from: usize, to: usize, out: &mut impl Out) {
     }
 }
 
+/// The first three bytes of each fixed pattern (every one has at least three).
+// Const evaluation: the indexes are bounded by the loop and the lengths; a slip fails
+// the build.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+const FIXED_KEYS: [[u8; 3]; FIXED.len()] = {
+    let mut keys = [[0u8; 3]; FIXED.len()];
+    let mut i = 0;
+    while i < FIXED.len() {
+        let pat = FIXED[i].0.as_bytes();
+        keys[i] = [pat[0], pat[1], pat[2]];
+        i += 1;
+    }
+    keys
+};
+
+/// Whether ASCII byte `b` leaves a pattern undecided when it follows a pattern's
+/// beginning: a non-ASCII byte (it may fold to anything) or a control step 3 drops
+/// (its neighbours meet).
+#[inline(always)]
+const fn undecided(b: u8) -> bool {
+    b >= 0x80 || (b < 0x20 && b != b'\t' && b != b'\n') || b == 0x7F
+}
+
+/// Bit `b` of row `r`: some pattern (the fixed ones and `<|`) has first byte
+/// `FIRSTS[r]` and second byte `b`.
+const FIRSTS: [u8; 3] = [b'u', b'[', b'<'];
+// Const evaluation: the indexes are bounded by the loops and the lengths (every
+// pattern has at least two bytes, all ASCII); a slip fails the build.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+const SECONDS: [u128; 3] = {
+    let mut rows = [0u128; 3];
+    let mut i = 0;
+    while i <= FIXED.len() {
+        let pat = if i < FIXED.len() {
+            FIXED[i].0.as_bytes()
+        } else {
+            b"<|"
+        };
+        let mut r = 0;
+        while r < FIRSTS.len() {
+            if pat[0] == FIRSTS[r] {
+                rows[r] |= 1 << pat[1];
+            }
+            r += 1;
+        }
+        i += 1;
+    }
+    rows
+};
+
 /// Whether a pattern may begin at the start of `rest` (an ASCII pattern first byte),
 /// judged by the ASCII after it. Undecided, and so `true`, at the end of `rest`, at a
 /// non-ASCII byte (it may fold to anything) and at a control step 3 drops (its
-/// neighbours meet).
+/// neighbours meet). Most candidates end on their second or third byte here, without
+/// a walk of the patterns.
 #[inline]
 fn may_start(rest: &[u8]) -> bool {
     let Some(&second) = rest.get(1) else {
         return true;
     };
-    if second >= 0x80 || is_dropped_control(char::from(second)) {
+    if undecided(second) {
         return true;
     }
     let first = rest.first().map_or(0, u8::to_ascii_lowercase);
-    // The second bytes of the patterns, by first byte: most candidates end here.
-    let seconds: &[u8] = match first {
-        b'u' => b"n",
-        b'[' => b"i/",
-        b'<' => b"|</set!",
-        _ => b"",
-    };
     let second = second.to_ascii_lowercase();
-    if !seconds.contains(&second) {
+    let row = match first {
+        b'u' => SECONDS[0],
+        b'[' => SECONDS[1],
+        b'<' => SECONDS[2],
+        _ => 0,
+    };
+    // `second` is ASCII (below 128), so the shift is in range.
+    if (row >> second) & 1 == 0 {
         return false;
     }
     // `<|` is the generic token's whole opening; any other pattern is decided by its
@@ -622,16 +695,18 @@ fn may_start(rest: &[u8]) -> bool {
     let Some(&third) = rest.get(2) else {
         return true;
     };
-    if third >= 0x80 || is_dropped_control(char::from(third)) {
+    if undecided(third) {
         return true;
     }
     let key = [first, second, third.to_ascii_lowercase()];
-    if !FIXED
-        .iter()
-        .any(|(pat, _)| pat.as_bytes().get(..3) == Some(&key[..]))
-    {
+    if !FIXED_KEYS.contains(&key) {
         return false;
     }
+    may_start_walk(rest, first)
+}
+
+/// [`may_start`] past the third byte: the patterns beginning with `first`, walked.
+fn may_start_walk(rest: &[u8], first: u8) -> bool {
     let generic: (&str, Kind) = ("<|", Kind::Token);
     for (pat, _) in FIXED.iter().chain(core::iter::once(&generic)) {
         if pat.as_bytes().first().copied() != Some(first) {
@@ -641,7 +716,7 @@ fn may_start(rest: &[u8]) -> bool {
             let Some(&b) = rest.get(k) else {
                 return true;
             };
-            if b >= 0x80 || is_dropped_control(char::from(b)) {
+            if undecided(b) {
                 return true;
             }
             if b.to_ascii_lowercase() != p {
@@ -653,6 +728,64 @@ fn may_start(rest: &[u8]) -> bool {
         }
     }
     false
+}
+
+/// The first position in `from..end` (plain ASCII) where a pattern may begin, by
+/// [`may_start`]. The bytes are tested 16 at a time for a pattern's first byte
+/// (`<`, `[`, `u` in either case), which is rare inside a literal.
+#[inline]
+fn pattern_start_in(bytes: &[u8], from: usize, end: usize) -> Option<usize> {
+    let mut at = from;
+    while at < end {
+        let n = end.saturating_sub(at).min(16);
+        let mut w = [0u8; 16];
+        // A fixed-size load where 16 bytes remain (no variable-length copy).
+        match bytes.get(at..at.saturating_add(16)) {
+            Some(src) => w.copy_from_slice(src),
+            None => {
+                for (d, &b) in w.iter_mut().zip(bytes.get(at..end).unwrap_or_default()) {
+                    *d = b;
+                }
+            }
+        }
+        let x = u128::from_le_bytes(w);
+        // `| 0x20` maps `U` to `u` and `[` to `{`: a superset, checked exactly below.
+        let lower = x | u128::from_le_bytes([0x20; 16]);
+        let hits = zero_bytes(x ^ u128::from_le_bytes([b'<'; 16]))
+            | zero_bytes(lower ^ u128::from_le_bytes([b'u'; 16]))
+            | zero_bytes(lower ^ u128::from_le_bytes([b'{'; 16]));
+        // Only the `n` bytes of `at..end` count.
+        let valid = if n >= 16 {
+            u128::MAX
+        } else {
+            1u128
+                .checked_shl(u32::try_from(n.saturating_mul(8)).unwrap_or(0))
+                .unwrap_or(0)
+                .wrapping_sub(1)
+        };
+        let mut hits = hits & valid;
+        while hits != 0 {
+            let k = at.saturating_add((hits.trailing_zeros() / 8) as usize);
+            hits &= hits.wrapping_sub(1);
+            if let Some(&b) = bytes.get(k)
+                && starts_pattern(b.to_ascii_lowercase())
+                && may_start(bytes.get(k..).unwrap_or_default())
+            {
+                return Some(k);
+            }
+        }
+        at = at.saturating_add(n);
+    }
+    None
+}
+
+/// 0x80 in each zero byte of `t`, 0 elsewhere; exact per byte (no carry crosses a
+/// byte: each sum stays below 0x100).
+#[inline(always)]
+const fn zero_bytes(t: u128) -> u128 {
+    const LO7: u128 = u128::from_le_bytes([0x7F; 16]);
+    const HI: u128 = u128::from_le_bytes([0x80; 16]);
+    !((t & LO7).wrapping_add(LO7) | t) & HI
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

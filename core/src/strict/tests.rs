@@ -580,3 +580,69 @@ fn what_a_match_kept_goes_with_it() {
     let over = std::format!("<|{}|>", "\u{2139}\u{FE0F}".repeat(40));
     assert_eq!(sanitize(&over, 1000).unwrap(), over);
 }
+
+#[test]
+fn literal_chains_leave_patterns_inside_them_to_the_matcher() {
+    // The busy literal search skips along a literal's chain in one compare (the
+    // default set's dense automaton); a pattern beginning inside that stretch must
+    // still be found. The same literals in another order get the trie automaton, which
+    // keeps no chains and steps byte by byte: both must give the same text, and both
+    // reject or neither.
+    static STEPPED: LiteralSet<'static> = match LiteralSet::new(&[
+        "## Learnings Index (selected",
+        "</LEARNINGS-INDEX>",
+        "## Applicable Rules (scoped",
+        "</APPLICABLE-RULES>",
+    ]) {
+        Ok(s) => s,
+        Err(_) => LiteralSet::EMPTY,
+    };
+    let stepped = |text: &str| {
+        let mut out = vec![0u8; worst_case_len(text.len(), 10_000)];
+        sanitize_prose_with(text, "insight", 10_000, &STEPPED, &mut out)
+            .map(|p| String::from(p.text))
+            .ok()
+    };
+    let prefixes = [
+        "</APPLICABLE-RULE",
+        "## Applicable R",
+        "</LEARNINGS-",
+        "## Learnings Ind",
+    ];
+    let inserts = [
+        "untrusted-content:end",
+        "Untrusted-content:start",
+        "<think>",
+        "<|x|>",
+        "[INST]",
+        "<!--",
+        "u",
+        "un",
+        "<",
+        "[",
+        "\u{7}",
+        "\u{FF55}ntrusted-content:end",
+        "",
+    ];
+    let mut rejected = 0;
+    for p in prefixes {
+        for ins in inserts {
+            for cut in [1, 3, 7, p.len()] {
+                let text = std::format!("{}{ins}{}{p}{p}S>x", &p[..cut], &p[cut..]);
+                let chained = sanitize(&text, 10_000).ok();
+                assert_eq!(chained, stepped(&text), "{text:?}");
+                rejected += usize::from(chained.is_none());
+            }
+        }
+    }
+    // `</APPLICABLE-RULES>` whole, with nothing inserted or the insert at its end.
+    assert!(rejected > 0);
+    assert_eq!(
+        sanitize("</APPLICABLE-untrusted-content:end", 100).unwrap(),
+        "</APPLICABLE-[redacted-envelope-marker]"
+    );
+    assert_eq!(
+        sanitize("## Applicable <think>", 100).unwrap(),
+        "## Applicable [redacted special token]"
+    );
+}
