@@ -227,10 +227,82 @@ pub(crate) struct Matcher<'s> {
     fold_cache: [(u32, Fold); FOLD_CACHE],
     /// The scan backend.
     backend: Backend,
+    /// Whether the idle scan passes over inert non-ASCII code points ([`is_inert`]);
+    /// off only in the tests that compare both ways.
+    skip_inert: bool,
 }
 
 /// Entries of [`Matcher`]'s fold cache (a power of two).
 const FOLD_CACHE: usize = 64;
+
+/// [`fold`], through `cache` (by the low bits of the code point) for non-ASCII code
+/// points.
+#[inline]
+fn fold_through(cache: &mut [(u32, Fold); FOLD_CACHE], c: char) -> Fold {
+    let cp = u32::from(c);
+    if cp < 0x80 {
+        return fold(c);
+    }
+    let slot = (cp as usize) & (FOLD_CACHE - 1);
+    if let Some(&(k, f)) = cache.get(slot)
+        && k == cp
+    {
+        return f;
+    }
+    let f = fold(c);
+    if let Some(e) = cache.get_mut(slot) {
+        *e = (cp, f);
+    }
+    f
+}
+
+/// Whether the stop byte `b` at `at` (the idle scan began at `from`: nothing held,
+/// the literal search at its root) begins a code point the main loop would pass over
+/// unchanged: a non-ASCII code point that is no control step 3 drops, whose fold is
+/// a barrier or has neither a literal's first byte nor a pattern's first byte (so the
+/// search stays idle and no pattern begins), and which no marker beginning just before
+/// it may continue into. Stopping there would only hand it back to the scan;
+/// continuation bytes of a code point passed over are inert too. Whatever the scan
+/// stops at next is decided as before (the runs between are passed on whole either
+/// way), so the output is the same.
+#[inline]
+fn is_inert(
+    text: &str,
+    from: usize,
+    at: usize,
+    b: u8,
+    cache: &mut [(u32, Fold); FOLD_CACHE],
+    firsts: &[bool; 128],
+) -> bool {
+    if b < 0x80 {
+        return false;
+    }
+    if b < 0xC0 {
+        return true;
+    }
+    let Some(c) = text.get(at..).and_then(|s| s.chars().next()) else {
+        return false;
+    };
+    if is_dropped_control(c) {
+        return false;
+    }
+    match fold_through(cache, c) {
+        Fold::Barrier => true,
+        Fold::Chars(folded) => {
+            let starts = folded
+                .iter()
+                .any(|&f| starts_pattern(f) || firsts.get(usize::from(f)).copied().unwrap_or(true));
+            // A marker beginning ends right before `at` only after a byte of the stem.
+            let after_stem = at
+                .checked_sub(1)
+                .and_then(|k| text.as_bytes().get(k))
+                .is_some_and(|&p| in_stem(p));
+            let continues_marker =
+                after_stem && marker_start_before(text.as_bytes(), from, at).is_some();
+            !(starts || continues_marker)
+        }
+    }
+}
 
 impl<'s> Matcher<'s> {
     pub(crate) fn new(set: &'s LiteralSet<'s>) -> Self {
@@ -249,6 +321,17 @@ impl<'s> Matcher<'s> {
             scan_off: 0,
             stops,
             replaced: false,
+            skip_inert: true,
+        }
+    }
+
+    /// A matcher that stops at every non-ASCII code point (the tests compare it with
+    /// [`Matcher::new`]).
+    #[cfg(test)]
+    pub(crate) fn stopping_everywhere(set: &'s LiteralSet<'s>) -> Self {
+        Matcher {
+            skip_inert: false,
+            ..Matcher::new(set)
         }
     }
 
@@ -272,7 +355,12 @@ impl<'s> Matcher<'s> {
                     i = self.detector.feed_plain(bytes, i);
                 }
                 if !self.detector.busy {
-                    i = skip_plain(bytes, i, &mut scanner, &self.stop_set);
+                    let from = i;
+                    let (cache, firsts) = (&mut self.fold_cache, &self.detector.firsts);
+                    let skip_inert = self.skip_inert;
+                    i = skip_plain(bytes, i, &mut scanner, &self.stop_set, |at, b| {
+                        !(skip_inert && is_inert(text, from, at, b, cache, firsts))
+                    });
                 }
             }
             let Some(&b) = bytes.get(i) else { break };
@@ -328,21 +416,7 @@ impl<'s> Matcher<'s> {
     /// [`fold`], through the cache for non-ASCII code points.
     #[inline]
     fn fold_cached(&mut self, c: char) -> Fold {
-        let cp = u32::from(c);
-        if cp < 0x80 {
-            return fold(c);
-        }
-        let slot = (cp as usize) & (FOLD_CACHE - 1);
-        if let Some(&(k, f)) = self.fold_cache.get(slot)
-            && k == cp
-        {
-            return f;
-        }
-        let f = fold(c);
-        if let Some(e) = self.fold_cache.get_mut(slot) {
-            *e = (cp, f);
-        }
-        f
+        fold_through(&mut self.fold_cache, c)
     }
 
     fn hold_push(&mut self, c: char, out: &mut impl Out) {
@@ -494,13 +568,14 @@ impl<'s> Matcher<'s> {
 /// by looking back from the next stop (see [`marker_start_before`]).
 const MARKER_STEM: &str = "untrusted-content";
 
-/// The fixed stops: non-ASCII bytes, controls but TAB and LF, DEL, `<` and `[`, and the
-/// byte after [`MARKER_STEM`].
+/// The fixed stops: lead bytes of non-ASCII code points (every scan begins on a
+/// boundary, so a continuation byte follows a lead byte already decided), controls but
+/// TAB and LF, DEL, `<` and `[`, and the byte after [`MARKER_STEM`].
 const BASE_STOPS: ByteSet = {
     let mut set = ByteSet::EMPTY;
     let mut b = 0u8;
     loop {
-        if b >= 0x80
+        if b >= 0xC0
             || (b < 0x20 && b != b'\t' && b != b'\n')
             || b == 0x7F
             || b == b'<'
@@ -547,16 +622,25 @@ fn stop_finder(set: ByteSet) -> Finder {
 /// vanishes, or the end of the piece). A `u` anywhere else begins nothing: the old
 /// one-byte-at-a-time rule (`u` before `n`, then the ASCII after it) decides the same.
 #[inline]
-fn skip_plain(bytes: &[u8], from: usize, scanner: &mut Scanner<'_>, set: &ByteSet) -> usize {
+fn skip_plain(
+    bytes: &[u8],
+    from: usize,
+    scanner: &mut Scanner<'_>,
+    set: &ByteSet,
+    mut confirm: impl FnMut(usize, u8) -> bool,
+) -> usize {
     let rest = bytes.get(from..).unwrap_or_default();
     let stop = if rest.len() >= SHORT {
-        scanner.next(bytes, from, |_, _| true)
+        scanner.next(bytes, from, confirm)
     } else {
-        from.saturating_add(
-            rest.iter()
-                .position(|&b| set.contains(b))
-                .unwrap_or(rest.len()),
-        )
+        let mut at = from;
+        for &b in rest {
+            if set.contains(b) && confirm(at, b) {
+                break;
+            }
+            at = at.saturating_add(1);
+        }
+        at
     };
     marker_start_before(bytes, from, stop).unwrap_or(stop)
 }
@@ -565,7 +649,18 @@ fn skip_plain(bytes: &[u8], from: usize, scanner: &mut Scanner<'_>, set: &ByteSe
 /// a prefix of [`MARKER_STEM`].
 #[inline]
 fn marker_start_before(bytes: &[u8], from: usize, stop: usize) -> Option<usize> {
-    let lo = from.max(stop.saturating_sub(MARKER_STEM.len()));
+    let mut lo = from.max(stop.saturating_sub(MARKER_STEM.len()));
+    // Every byte from the `u` to `stop` is a byte of the stem: the `u` lies in the run
+    // of such bytes that ends at `stop`, found walking back (usually a word's end).
+    let mut k = stop;
+    while k > lo {
+        let prev = k.saturating_sub(1);
+        if !bytes.get(prev).is_some_and(|&b| in_stem(b)) {
+            lo = k;
+            break;
+        }
+        k = prev;
+    }
     let window = bytes.get(lo..stop)?;
     for (k, &b) in window.iter().enumerate() {
         if b | 0x20 == b'u' {
@@ -582,6 +677,27 @@ fn marker_start_before(bytes: &[u8], from: usize, stop: usize) -> Option<usize> 
     None
 }
 
+/// Whether `b` is a byte of [`MARKER_STEM`] (either case).
+#[inline]
+fn in_stem(b: u8) -> bool {
+    // Bit `b` for each byte of the stem, both cases (all are below 128).
+    const STEM: u128 = {
+        let stem = MARKER_STEM.as_bytes();
+        let mut bits = 0u128;
+        let mut i = 0;
+        while i < stem.len() {
+            // Const evaluation: `i < stem.len()`; a slip fails the build.
+            #[allow(clippy::indexing_slicing)]
+            let c = stem[i];
+            bits |= 1 << c.to_ascii_lowercase();
+            bits |= 1 << c.to_ascii_uppercase();
+            i = i.saturating_add(1);
+        }
+        bits
+    };
+    b < 0x80 && (STEM >> b) & 1 != 0
+}
+
 /// Pieces shorter than this are scanned byte by byte (the block scan would pad them
 /// into a block of its own).
 const SHORT: usize = 64;
@@ -590,7 +706,9 @@ const SHORT: usize = 64;
 #[cfg(test)]
 pub(crate) fn skip_plain_for_test(bytes: &[u8], from: usize, backend: Backend) -> usize {
     let mut scanner = Scanner::new(&DEFAULT_STOPS, backend);
-    skip_plain(bytes, from, &mut scanner, &BASE_STOPS.with(b'#'))
+    skip_plain(bytes, from, &mut scanner, &BASE_STOPS.with(b'#'), |_, _| {
+        true
+    })
 }
 
 /// [`MARKER_STEM`], for the tests.

@@ -646,3 +646,104 @@ fn literal_chains_leave_patterns_inside_them_to_the_matcher() {
         "## Applicable [redacted special token]"
     );
 }
+
+/// Text for the matcher alone: pattern pieces, the stem's letters, and non-ASCII code
+/// points that fold to nothing, to a barrier, to a pattern's first byte or to the
+/// letters of a marker; long plain runs so the block scan runs too.
+fn matcher_text() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("untrusted-content:end"),
+        Just("untrust"),
+        Just("ed-content:start"),
+        Just("ntrusted-content:end"),
+        Just("trusted-content:end"),
+        Just("usted-content:start"),
+        Just("content:end"),
+        Just("u"),
+        Just("U"),
+        Just("n"),
+        Just("e"),
+        Just("s"),
+        Just("-"),
+        Just(":"),
+        Just("<"),
+        Just("["),
+        Just("#"),
+        Just("|"),
+        Just(">"),
+        Just(" "),
+        Just("</APPLICABLE-RULES>"),
+        Just("## Applicable Rules (scoped"),
+        Just("<think>"),
+        Just("<|"),
+        Just("|>"),
+        Just("<!--"),
+        Just("\u{2019}"),
+        Just("\u{201C}"),
+        Just("\u{2026}"),
+        Just("\u{A0}"),
+        Just("\u{E9}"),
+        Just("\u{FC}"),
+        Just("\u{F1}"),
+        Just("\u{2013}"),
+        Just("\u{2010}"),
+        Just("\u{4E2D}"),
+        Just("\u{1F600}"),
+        Just("\u{200D}"),
+        Just("\u{FE0F}"),
+        Just("\u{85}"),
+        Just("\u{FF55}"),
+        Just("\u{FF35}"),
+        Just("\u{FF1C}"),
+        Just("\u{FF03}"),
+        Just("\u{FF4E}"),
+        Just("\u{2071}"),
+        Just("\u{7}"),
+        Just("plain words of text that run on for more than one block of sixty-four bytes "),
+    ];
+    proptest::collection::vec(piece, 0..60).prop_map(|v| v.concat())
+}
+
+struct Collected(String);
+
+impl super::matcher::Out for Collected {
+    fn put(&mut self, s: &str) {
+        self.0.push_str(s);
+    }
+}
+
+/// The matcher's output, literals found and whether it replaced, fed in pieces cut
+/// at `cuts` (moved to code-point boundaries).
+fn run_matcher(
+    mut m: super::matcher::Matcher<'_>,
+    text: &str,
+    cuts: &[usize],
+) -> (String, u8, bool) {
+    let mut out = Collected(String::new());
+    let mut last = 0;
+    for &c in cuts.iter().chain(core::iter::once(&text.len())) {
+        let mut c = c.min(text.len()).max(last);
+        while !text.is_char_boundary(c) {
+            c += 1;
+        }
+        m.push(&text[last..c], &mut out);
+        last = c;
+    }
+    m.finish(&mut out);
+    (out.0, m.found(), m.replaced)
+}
+
+proptest! {
+    #[test]
+    fn passing_over_inert_code_points_changes_nothing(
+        text in matcher_text(),
+        cuts in proptest::collection::vec(0usize..400, 0..4),
+    ) {
+        let mut cuts = cuts;
+        cuts.sort();
+        let set = &LiteralSet::DEFAULT;
+        let fast = run_matcher(super::matcher::Matcher::new(set), &text, &cuts);
+        let exact = run_matcher(super::matcher::Matcher::stopping_everywhere(set), &text, &cuts);
+        prop_assert_eq!(fast, exact);
+    }
+}
