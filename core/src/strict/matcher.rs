@@ -297,8 +297,11 @@ fn is_inert(
                 .checked_sub(1)
                 .and_then(|k| text.as_bytes().get(k))
                 .is_some_and(|&p| in_stem(p));
-            let continues_marker =
-                after_stem && marker_start_before(text.as_bytes(), from, at).is_some();
+            // Only a fold that is empty or goes on with a marker's byte may continue one.
+            let may_continue = folded.first().is_none_or(|&f| in_stem(f) || f == b':');
+            let continues_marker = may_continue
+                && after_stem
+                && marker_start_before(text.as_bytes(), from, at).is_some();
             !(starts || continues_marker)
         }
     }
