@@ -289,8 +289,10 @@ fn main() -> ExitCode {
         "strict-sanitize mixed / sanitize_prose mixed",
         s(StrictSanitize, Mixed),
         s(Sanitize, Mixed),
-        // The portable floor is main's: the strict scans were measured on AVX2 only.
-        bar(1.0 / 20.0, 1.0 / 40.0, 1.0 / 3.0),
+        // Measured 0.35-0.39 on the loaded machine (BENCHMARKS.md): the target is
+        // met, but with too little room to gate it; the floor holds with room. The
+        // portable floor is main's: the strict scans were measured on AVX2 only.
+        bar(1.0 / 4.0, 1.0 / 40.0, 1.0 / 3.0),
     );
     check(
         &mut bench,
@@ -302,13 +304,13 @@ fn main() -> ExitCode {
     for op in [StrictStrip, StrictSanitize] {
         for kind in Kind::HOSTILE {
             // The prefix texts meet "within 8x of clean" with room, so that is their
-            // floor; dense members of D (every code point through the keep rules) and
-            // sanitize's literal prefix (the literal search busy on every byte) do
-            // not, so they have floors of their own and the target is reported. The
-            // portable floors stay 0 (reported): measured on AVX2 only.
-            let floor = match (op, kind) {
-                (_, HostileMarkerPrefix) | (StrictStrip, HostileLiteralPrefix) => 1.0 / 8.0,
-                (_, HostileLiteralPrefix) => 1.0 / 100.0,
+            // floor (sanitize's literal prefix since the literal search skips along
+            // the automaton's chains: 0.16-0.19 with a core kept busy); dense members
+            // of D (every code point through the keep rules) do not, so they have a
+            // floor of their own and the target is reported. The portable floors stay
+            // 0 (reported): measured on AVX2 only.
+            let floor = match kind {
+                HostileMarkerPrefix | HostileLiteralPrefix => 1.0 / 8.0,
                 _ => 1.0 / 500.0,
             };
             let label = format!("{} {} / {} clean", op.name(), kind.name(), op.name());
