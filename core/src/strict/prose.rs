@@ -139,6 +139,9 @@ struct Writer<'o> {
     cut: bool,
     /// What the last replacement leaves to drop after it.
     trail: Trail,
+    /// A piece could not be placed where the walk put it (impossible by construction):
+    /// the record is refused with `Reason::Internal`, never returned with a hole.
+    fault: bool,
 }
 
 impl Out for Writer<'_> {
@@ -178,6 +181,8 @@ impl Writer<'_> {
         {
             dst.copy_from_slice(src);
             self.len = end;
+        } else {
+            self.fault = true;
         }
         if self.cut {
             self.trim_joiners();
@@ -189,8 +194,10 @@ impl Writer<'_> {
     /// A cut may split an emoji sequence or a conjunct: the joiners and selectors left
     /// dangling before the note go too, so no kept member of D outlives its context.
     fn trim_joiners(&mut self) {
-        let written = self.out.get(..self.len).unwrap_or_default();
-        let text = core::str::from_utf8(written).unwrap_or_default();
+        let Some(Ok(text)) = self.out.get(..self.len).map(core::str::from_utf8) else {
+            self.fault = true;
+            return;
+        };
         let mut end = text.len();
         for c in text.chars().rev() {
             if !super::class::in_drop_set(c) {
@@ -208,6 +215,8 @@ impl Writer<'_> {
         if let Some(dst) = self.out.get_mut(self.len..end) {
             dst.copy_from_slice(s.as_bytes());
             self.len = end;
+        } else {
+            self.fault = true;
         }
     }
 }
@@ -235,8 +244,9 @@ impl MatchSink<'_, '_, '_, '_> {
         }
         let gathered = self.batch.get(..self.batch_len).unwrap_or_default();
         // Whole code points of `str`s were gathered, so this always holds.
-        if let Ok(text) = core::str::from_utf8(gathered) {
-            self.matcher.push(text, self.writer);
+        match core::str::from_utf8(gathered) {
+            Ok(text) => self.matcher.push(text, self.writer),
+            Err(_) => self.writer.fault = true,
         }
         self.batch_len = 0;
     }
@@ -257,6 +267,8 @@ impl KeepSink for MatchSink<'_, '_, '_, '_> {
         if let Some(dst) = self.batch.get_mut(self.batch_len..end) {
             dst.copy_from_slice(s.as_bytes());
             self.batch_len = end;
+        } else {
+            self.writer.fault = true;
         }
     }
 }
@@ -321,8 +333,10 @@ impl Write for NoteBuf {
     }
 }
 
-/// Appends the note when the text was cut and returns the result.
-fn conclude<'o>(mut writer: Writer<'o>) -> Prose<'o> {
+/// Appends the note when the text was cut and returns the result; a fault anywhere
+/// (a piece that did not fit, a note that could not be written, output that is not
+/// whole code points) refuses the record for `field` instead of returning a hole.
+fn conclude<'a, 'o>(mut writer: Writer<'o>, field: &'a str) -> Result<Prose<'o>, Rejection<'a>> {
     let original_bytes = writer.total;
     let truncated = original_bytes > writer.cap;
     if truncated {
@@ -334,19 +348,26 @@ fn conclude<'o>(mut writer: Writer<'o>) -> Prose<'o> {
             buf: [0; 128],
             len: 0,
         };
-        let _ = write!(buf, "{note}");
-        let note =
-            core::str::from_utf8(buf.buf.get(..buf.len).unwrap_or_default()).unwrap_or_default();
-        writer.append(note);
+        let written = write!(buf, "{note}").is_ok();
+        match buf.buf.get(..buf.len).map(core::str::from_utf8) {
+            Some(Ok(note)) if written => writer.append(note),
+            _ => writer.fault = true,
+        }
     }
-    let Writer { out, len, .. } = writer;
-    let written: &'o [u8] = out.get(..len).unwrap_or_default();
-    Prose {
-        // Public validation (SIMD where the CPU has it): whole code points were written.
-        text: crate::utf8::validate(written).unwrap_or_default(),
+    let Writer {
+        out, len, fault, ..
+    } = writer;
+    let written: &'o [u8] = match out.get(..len) {
+        Some(w) if !fault => w,
+        _ => return Err(Rejection::internal(field)),
+    };
+    // Public validation (SIMD where the CPU has it): whole code points were written.
+    let text = crate::utf8::validate(written).map_err(|_| Rejection::internal(field))?;
+    Ok(Prose {
+        text,
         truncated,
         original_bytes,
-    }
+    })
 }
 
 /// The most bytes strict sanitize can write for `input_len` bytes and a cap of
@@ -380,6 +401,7 @@ pub fn sanitize_prose_with<'a, 'o>(
         total: 0,
         cut: false,
         trail: Trail::Clear,
+        fault: false,
     };
     engine.push(text, &mut writer);
     engine.finish(&mut writer);
@@ -399,7 +421,7 @@ pub fn sanitize_prose_with<'a, 'o>(
     if writer.out.len() < needed {
         return Err(ProseError::BufferTooSmall(BufferTooSmall { needed }));
     }
-    Ok(conclude(writer))
+    conclude(writer, field).map_err(ProseError::Rejected)
 }
 
 /// Strict sanitize over a byte stream fed in chunks of any size: constant memory (the
@@ -438,6 +460,7 @@ impl<'a, 'o> ProseStream<'a, 'o> {
                 total: 0,
                 cut: false,
                 trail: Trail::Clear,
+                fault: false,
             },
         })
     }
@@ -460,6 +483,58 @@ impl<'a, 'o> ProseStream<'a, 'o> {
                 self.field, literal,
             )));
         }
-        Ok(conclude(self.writer))
+        conclude(self.writer, self.field).map_err(StreamError::Rejected)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::Reason;
+
+    fn writer(out: &mut [u8], cap: usize) -> Writer<'_> {
+        Writer {
+            out,
+            cap,
+            len: 0,
+            total: 0,
+            cut: false,
+            trail: Trail::Clear,
+            fault: false,
+        }
+    }
+
+    /// A fault refuses the record: never `Ok` with a hole.
+    #[test]
+    fn a_fault_is_an_internal_rejection_not_a_hole() {
+        let mut buf = [0u8; 64];
+        let mut w = writer(&mut buf, 64);
+        w.put("kept text");
+        let ok = conclude(w, "f").unwrap();
+        assert_eq!(ok.text, "kept text");
+
+        let mut buf = [0u8; 64];
+        let mut w = writer(&mut buf, 64);
+        w.put("kept text");
+        w.fault = true;
+        let err = conclude(w, "f").unwrap_err();
+        assert!(matches!(err.reason(), Reason::Internal));
+
+        // A cut whose note has no room (the callers size the buffer; here it is not).
+        let mut buf = [0u8; 8];
+        let mut w = writer(&mut buf, 8);
+        w.put("0123456789abcdef");
+        let err = conclude(w, "f").unwrap_err();
+        assert!(matches!(err.reason(), Reason::Internal));
+
+        // Output that is not whole code points (a cut inside one cannot happen).
+        let mut buf = [0u8; 8];
+        buf[0] = 0xE2;
+        let mut w = writer(&mut buf, 8);
+        w.len = 1;
+        w.total = 1;
+        let err = conclude(w, "f").unwrap_err();
+        assert!(matches!(err.reason(), Reason::Internal));
     }
 }
