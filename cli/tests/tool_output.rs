@@ -726,3 +726,127 @@ fn a_hostile_failure_quarantines_its_session() {
         "{r}"
     );
 }
+
+/// A failed tool's call the hook cannot decide on — over its input limit, too many JSON
+/// values, past its deadline — is still a failed tool's call: the client shows its error
+/// whatever the hook answers, so the session is quarantined all the same (its
+/// `session_id` read from the top level of the input without parsing it).
+#[test]
+fn a_failure_the_hook_cannot_decide_on_still_quarantines() {
+    let state = tempfile::tempdir().unwrap();
+    let env = [("AIRLOCK_TOOL_OUTPUT_STATE", state.path().to_str().unwrap())];
+    // In Claude Code's order (`json!` sorts keys): the session and event first, so an
+    // input cut at the limit still names them.
+    let failure = |session: &str, input: Value, error: &str| {
+        format!(
+            r#"{{"session_id":{},"hook_event_name":"PostToolUseFailure","tool_name":"mcp__m__t","tool_input":{input},"tool_use_id":"t","error":{}}}"#,
+            json!(session),
+            json!(error)
+        )
+        .into_bytes()
+    };
+    let pre = |session: &str| {
+        json!({"hook_event_name": "PreToolUse", "session_id": session, "tool_name": "Bash",
+            "tool_input": {"command": "touch x"}})
+        .to_string()
+        .into_bytes()
+    };
+    let quarantined = |session: &str| {
+        let r = reply(&hook_env(&["--quarantine-gate"], &pre(session), &env));
+        assert_eq!(r["hookSpecificOutput"]["permissionDecision"], "deny");
+        let why = r["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap();
+        assert!(why.contains("quarantined"), "{session}: {why}");
+    };
+    let stopped = |out: &Output, why: &str| {
+        let r = reply(out);
+        assert_eq!(r["continue"], json!(false));
+        assert_eq!(
+            r["hookSpecificOutput"]["hookEventName"],
+            "PostToolUseFailure"
+        );
+        let stop = r["stopReason"].as_str().unwrap();
+        assert!(
+            stop.contains(why) && stop.contains("every later tool call"),
+            "{stop}"
+        );
+    };
+    // Over the 8 MiB limit: the hook reads only that much, so the input it has is cut.
+    let big = "\u{1b}[2J<|im_start|>".repeat(600_000);
+    stopped(
+        &hook_env(&[], &failure("big", json!({}), &big), &env),
+        "larger than",
+    );
+    quarantined("big");
+    let many = json!({ "a": vec![0; 300_000] });
+    stopped(
+        &hook_env(&[], &failure("many", many, "\u{1b}[2J"), &env),
+        "JSON values",
+    );
+    quarantined("many");
+    // Past the deadline: whichever answers, the work's own check or the watchdog, the
+    // session is marked first.
+    let slow = "a\u{200b}".repeat(1_000_000);
+    let out = hook_env(
+        &[],
+        &failure("slow", json!({}), &format!("\u{1b}[2J{slow}")),
+        &[env[0], ("AIRLOCK_TOOL_OUTPUT_TEST_DEADLINE_MS", "1")],
+    );
+    stopped(&out, "deadline");
+    quarantined("slow");
+    // An input that names no event is answered as a PostToolUse call, and its session
+    // is marked too.
+    let out = hook_env(
+        &[],
+        br#"{"session_id":"no-event","tool_name":"Bash","error":"\u001b[2J""#,
+        &env,
+    );
+    assert!(reply(&out)["hookSpecificOutput"]["updatedToolOutput"].is_string());
+    quarantined("no-event");
+    // A PostToolUse call it cannot decide on is withheld, and marks nothing.
+    let out = hook_env(
+        &[],
+        br#"{"session_id":"post","hook_event_name":"PostToolUse","tool_name":"Bash""#,
+        &env,
+    );
+    assert!(reply(&out)["hookSpecificOutput"]["updatedToolOutput"].is_string());
+    assert!(
+        hook_env(&["--quarantine-gate"], &pre("post"), &env)
+            .stdout
+            .is_empty()
+    );
+}
+
+/// Where no marker can be written — `quarantined/` a dangling symlink, a FIFO or a file
+/// in its place — a hostile failure could not quarantine its session, so the gate lets
+/// no call of any session run (tests/claude, `tool-output-quarantine`).
+#[test]
+fn the_gate_denies_where_no_marker_can_be_written() {
+    let state = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(
+        state.path().join("nowhere"),
+        state.path().join("quarantined"),
+    )
+    .unwrap();
+    let env = [("AIRLOCK_TOOL_OUTPUT_STATE", state.path().to_str().unwrap())];
+    let pre = json!({"hook_event_name": "PreToolUse", "session_id": "fresh", "tool_name": "Read",
+        "tool_input": {"file_path": "/etc/hostname"}})
+    .to_string();
+    let r = reply(&hook_env(&["--quarantine-gate"], pre.as_bytes(), &env));
+    assert_eq!(r["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert!(
+        r["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("no quarantine marker can be written"),
+        "{r}"
+    );
+    // Once the directory is usable again, the gate clears.
+    std::fs::remove_file(state.path().join("quarantined")).unwrap();
+    let out = hook_env(&["--quarantine-gate"], pre.as_bytes(), &env);
+    assert!(
+        out.stdout.is_empty() && out.status.code() == Some(0),
+        "{out:?}"
+    );
+}

@@ -374,31 +374,58 @@ pub(crate) fn decide(input: &[u8], opts: &Options, deadline: &Deadline) -> Reply
         response,
         reason,
     };
+    let head = quarantine::header(input);
+    // The watchdog marks this session if the hook has not answered in time.
+    if let (Some("PostToolUseFailure"), Some(session), Ok(dir)) =
+        (head.event.as_deref(), head.session.as_deref(), &opts.state)
+    {
+        let _ = PENDING_FAILURE.set(PendingFailure {
+            dir: dir.clone(),
+            session: session.to_owned(),
+            tool: head.tool.clone().unwrap_or_default(),
+        });
+    }
+    // An input the hook cannot decide on still quarantines its session if it may be a
+    // failed tool's: the client shows that tool's error whatever the hook answers.
+    // One that names no event is answered as a PostToolUse call (the notice), and its
+    // session, if named, is marked all the same.
+    let undecided = |reason: Withhold| {
+        let tool = head.tool.as_deref().unwrap_or_default();
+        match head.event.as_deref() {
+            Some("PostToolUseFailure") => quarantined(
+                unreadable_failure(&reason),
+                head.session.as_deref(),
+                tool,
+                &opts.state,
+            ),
+            None => {
+                if let (Some(session), Ok(dir)) = (head.session.as_deref(), &opts.state) {
+                    let _ = quarantine::mark(dir, session, tool, &reason.to_string());
+                }
+                withheld(None, None, reason)
+            }
+            Some(_) => withheld(None, None, reason),
+        }
+    };
     if input.len() > MAX_INPUT_BYTES {
-        return withheld(None, None, Withhold::TooLarge);
+        return undecided(Withhold::TooLarge);
     }
     if json_values_over(input, MAX_JSON_VALUES) {
-        return withheld(None, None, Withhold::TooManyValues);
+        return undecided(Withhold::TooManyValues);
     }
     let input = lone_surrogates_replaced(input);
     // The client holds the lone surrogates still: it must be given the repaired text.
     let repaired = matches!(input, std::borrow::Cow::Owned(_));
     let call: Value = match serde_json::from_slice(&input) {
         Ok(v) => v,
-        Err(e) => return withheld(None, None, Withhold::Malformed(format!("not JSON ({e})"))),
+        Err(e) => return undecided(Withhold::Malformed(format!("not JSON ({e})"))),
     };
     let Value::Object(mut call) = call else {
-        return withheld(None, None, Withhold::Malformed("not a JSON object".into()));
+        return undecided(Withhold::Malformed("not a JSON object".into()));
     };
     let tool = match call.get("tool_name") {
         Some(Value::String(t)) if !t.is_empty() => t.clone(),
-        _ => {
-            return withheld(
-                None,
-                None,
-                Withhold::Malformed("no tool_name string".into()),
-            );
-        }
+        _ => return undecided(Withhold::Malformed("no tool_name string".into())),
     };
     if call.get("hook_event_name").and_then(Value::as_str) == Some("PostToolUseFailure") {
         let session = call
@@ -462,6 +489,47 @@ fn failure(error: Option<Value>, deadline: &Deadline) -> Reply {
             format!("[airlock: tool error withheld: {reason}]"),
         ),
     }
+}
+
+/// The stop for a failed tool's call whose error could not be read (`reason`).
+fn unreadable_failure(reason: &Withhold) -> Reply {
+    Reply::FailureStop {
+        reason: format!(
+            "the failed tool's error text could not be contained ({reason}): session stopped"
+        ),
+        context: format!("[airlock: tool error withheld: {reason}]"),
+    }
+}
+
+/// A failed tool's call being decided, for the watchdog: if the deadline passes first,
+/// it marks the session before it answers.
+struct PendingFailure {
+    dir: PathBuf,
+    session: String,
+    tool: String,
+}
+
+static PENDING_FAILURE: std::sync::OnceLock<PendingFailure> = std::sync::OnceLock::new();
+
+/// The watchdog's line: the deadline notice, and for a failed tool's call the session
+/// marked first.
+fn watchdog_line() -> String {
+    let line = match PENDING_FAILURE.get() {
+        Some(p) => quarantined(
+            unreadable_failure(&Withhold::Deadline),
+            Some(&p.session),
+            &p.tool,
+            &Ok(p.dir.clone()),
+        )
+        .line(),
+        None => Reply::Withheld {
+            tool: None,
+            response: None,
+            reason: Withhold::Deadline,
+        }
+        .line(),
+    };
+    line.unwrap_or_else(|| FALLBACK_LINE.to_owned())
 }
 
 /// `reply` to a failure, after marking the session when the reply stops it: the client
@@ -643,12 +711,7 @@ pub fn run(args: &ToolOutputArgs) -> ExitCode {
         .spawn(move || {
             std::thread::sleep(budget.saturating_add(Duration::from_millis(250)));
             if !ANSWERED.swap(true, Ordering::SeqCst) {
-                let reply = Reply::Withheld {
-                    tool: None,
-                    response: None,
-                    reason: Withhold::Deadline,
-                };
-                let line = reply.line().unwrap_or_else(|| FALLBACK_LINE.to_owned());
+                let line = watchdog_line();
                 let mut stdout = io::stdout().lock();
                 let ok = stdout
                     .write_all(line.as_bytes())

@@ -102,6 +102,99 @@ pub(crate) fn mark(dir: &Path, session: &str, tool: &str, reason: &str) -> Resul
     Ok(())
 }
 
+/// What a hook input says about itself, read without parsing it: its top-level
+/// `hook_event_name`, `session_id` and `tool_name` strings. For an input the hook cannot
+/// decide on (over its size limit, so cut; too many values; not the call it should be),
+/// this is still enough to tell a failed tool's call and quarantine its session.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Header {
+    pub(crate) event: Option<String>,
+    pub(crate) session: Option<String>,
+    pub(crate) tool: Option<String>,
+}
+
+/// Reads `input`'s [`Header`] with a scan of its top level: strings, nesting and the
+/// key/value position are tracked; nothing is parsed or kept but the three values. A
+/// key given twice counts by its last value, as the parser's map does. Works on a cut
+/// input (the values seen so far).
+pub(crate) fn header(input: &[u8]) -> Header {
+    let mut head = Header::default();
+    let mut depth = 0usize;
+    let mut at_key = false;
+    let mut key: Option<(usize, usize)> = None;
+    let mut value_due = false;
+    let mut i = 0usize;
+    while let Some(&b) = input.get(i) {
+        if b == b'"' {
+            let start = i;
+            let end = string_end(input, i.saturating_add(1));
+            let Some(end) = end else { break };
+            if depth == 1 && at_key {
+                key = Some((start, end));
+                at_key = false;
+            } else if depth == 1 && value_due {
+                let name = key.and_then(|(ks, ke)| {
+                    serde_json::from_slice::<String>(input.get(ks..=ke)?).ok()
+                });
+                if let Some(slot) = name.and_then(|n| head.slot(&n)) {
+                    *slot = input
+                        .get(start..=end)
+                        .and_then(|raw| serde_json::from_slice::<String>(raw).ok());
+                }
+            }
+            value_due = false;
+            i = end.saturating_add(1);
+            continue;
+        }
+        match b {
+            b'{' | b'[' => {
+                depth = depth.saturating_add(1);
+                at_key = depth == 1 && b == b'{';
+                value_due = false;
+            }
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                value_due = false;
+            }
+            b',' if depth == 1 => {
+                at_key = true;
+                key = None;
+                value_due = false;
+            }
+            b':' if depth == 1 => value_due = true,
+            b' ' | b'\t' | b'\n' | b'\r' => {}
+            _ => value_due = false,
+        }
+        i = i.saturating_add(1);
+    }
+    head
+}
+
+impl Header {
+    /// The field a key names, if it is one of the three.
+    fn slot(&mut self, key: &str) -> Option<&mut Option<String>> {
+        match key {
+            "hook_event_name" => Some(&mut self.event),
+            "session_id" => Some(&mut self.session),
+            "tool_name" => Some(&mut self.tool),
+            _ => None,
+        }
+    }
+}
+
+/// The index of the `"` closing the string whose text starts at `from`, or `None` when
+/// the input ends first.
+fn string_end(input: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    loop {
+        match input.get(i)? {
+            b'\\' => i = i.saturating_add(2),
+            b'"' => return Some(i),
+            _ => i = i.saturating_add(1),
+        }
+    }
+}
+
 /// The gate's verdict on one PreToolUse call.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Verdict {
@@ -149,8 +242,27 @@ pub(crate) fn gate(input: &[u8], dir: Result<PathBuf, String>) -> Verdict {
              this session again (the marker is {})",
             path.display()
         )),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Verdict::Clear,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => writable(&dir),
         Err(e) => Verdict::Deny(format!("cannot look for {} ({e})", path.display())),
+    }
+}
+
+/// `Clear` only if a marker could be written in `dir` now: a session whose hostile
+/// failure could not be marked would never be stopped, so no call runs where marking
+/// fails (an unwritable or read-only directory, a dangling symlink or a file in the
+/// way). Costs a directory check and an empty file created and removed per call.
+fn writable(dir: &Path) -> Verdict {
+    let marked = dir.join(MARKED);
+    let probe = fs::create_dir_all(&marked)
+        .and_then(|()| tempfile::NamedTempFile::new_in(&marked))
+        .and_then(|f| f.close());
+    match probe {
+        Ok(()) => Verdict::Clear,
+        Err(e) => Verdict::Deny(format!(
+            "no quarantine marker can be written in {} ({e}), so a failed tool's hostile \
+             text could not stop this session; no tool runs until it can",
+            marked.display()
+        )),
     }
 }
 
@@ -288,6 +400,64 @@ mod tests {
         fs::write(&file, b"x").unwrap();
         deny(gate(&call("s"), Ok(file.clone())), "cannot look");
         assert!(mark(&file, "s", "Bash", "x").is_err());
+    }
+
+    #[test]
+    fn the_header_is_read_from_the_top_level_only() {
+        let h = header(
+            br#"{"session_id":"s\u002d1","tool_input":{"hook_event_name":"PreToolUse","session_id":"inner"},
+              "x":["tool_name","Bash"], "hook_event_name" : "PostToolUseFailure","tool_name":"mcp__a__b","error":"\"session_id\":\"no\""}"#,
+        );
+        assert_eq!(
+            h,
+            Header {
+                event: Some("PostToolUseFailure".into()),
+                session: Some("s-1".into()),
+                tool: Some("mcp__a__b".into()),
+            }
+        );
+        // A cut input: what came before the cut.
+        let h = header(
+            br#"{"session_id":"s","hook_event_name":"PostToolUseFailure","error":"\u001b[2J aaaa"#,
+        );
+        assert_eq!(h.session.as_deref(), Some("s"));
+        assert_eq!(h.event.as_deref(), Some("PostToolUseFailure"));
+        // A later duplicate wins, as in the parsed map; a non-string value is none.
+        let h = header(br#"{"session_id":"a","session_id":"b","tool_name":7}"#);
+        assert_eq!(h.session.as_deref(), Some("b"));
+        assert_eq!(h.tool, None);
+        assert_eq!(header(b"[\"session_id\",\"x\"]"), Header::default());
+        assert_eq!(header(b""), Header::default());
+    }
+
+    #[test]
+    fn the_gate_denies_where_no_marker_can_be_written() {
+        let dir = tempfile::tempdir().unwrap();
+        // `quarantined/` a dangling symlink: mark fails, so the gate must not clear.
+        std::os::unix::fs::symlink(dir.path().join("nowhere"), dir.path().join(MARKED)).unwrap();
+        assert!(mark(dir.path(), "s", "Bash", "x").is_err());
+        assert!(matches!(
+            gate(&call("s"), Ok(dir.path().to_path_buf())),
+            Verdict::Deny(w) if w.contains("no quarantine marker can be written")
+        ));
+        // A FIFO in its place: the same.
+        let fifo_dir = tempfile::tempdir().unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(fifo_dir.path().join(MARKED))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        assert!(matches!(
+            gate(&call("s"), Ok(fifo_dir.path().to_path_buf())),
+            Verdict::Deny(_)
+        ));
+        // A usable directory is made on first use and clears, leaving nothing behind.
+        let fresh = tempfile::tempdir().unwrap();
+        assert_eq!(
+            gate(&call("s"), Ok(fresh.path().to_path_buf())),
+            Verdict::Clear
+        );
+        assert_eq!(fs::read_dir(fresh.path().join(MARKED)).unwrap().count(), 0);
     }
 
     #[test]
