@@ -3,7 +3,8 @@
 //
 // Usage: node mcp-mail.mjs SENT.jsonl [PAGES.json]
 //   Every send_email call is appended to SENT.jsonl as its arguments, before answering.
-//   fetch_page {"id"} answers with PAGES.json[id] as one text content block.
+//   fetch_page {"id"} answers with PAGES.json[id] as one text content block; fail_page
+//   {"id"} the same as an error result (isError).
 import { appendFileSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
@@ -15,6 +16,13 @@ const tools = [
     name: 'send_email',
     description: 'Send an email.',
     inputSchema: { type: 'object', properties: { to: { type: 'string' }, subject: { type: 'string' }, body: { type: 'string' }, attachments: { type: 'array' } }, required: ['to', 'body'] },
+  },
+  {
+    name: 'fail_page',
+    description: 'Fetch a stored page by id, as an error result (isError).',
+    inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+    // Read-only: the client may run it beside other read-only calls of the same message.
+    annotations: { readOnlyHint: true },
   },
   {
     name: 'fetch_page',
@@ -36,6 +44,9 @@ function answer(method, params) {
       if (params?.name === 'send_email') {
         appendFileSync(sentPath, JSON.stringify(args) + '\n');
         return { content: [{ type: 'text', text: `sent to ${args.to}` }] };
+      }
+      if (params?.name === 'fail_page') {
+        return { content: [{ type: 'text', text: pages[args.id] ?? 'no such page' }], isError: true };
       }
       if (params?.name === 'fetch_page') {
         return { content: [{ type: 'text', text: pages[args.id] ?? 'no such page' }] };

@@ -7,7 +7,7 @@
 // Usage: node mock-api.mjs SCRIPT.json LOG.jsonl PORTFILE [TLSDIR]
 //   PORTFILE receives {"http": port, "https": port}; with TLSDIR (key.pem, cert.pem) the
 //   pages are also served over HTTPS, as WebFetch upgrades every URL to https.
-//   SCRIPT.json: {"calls": [{"name": "Write", "input": {...}}, ...], "final": "done",
+//   SCRIPT.json: {"calls": [{"name": "Write", "input": {...}}, {"batch": [call, ...]}, ...], "final": "done",
 //                 "pages": {"id": "text served at GET /page/id, for WebFetch"}}
 import { createServer } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
@@ -40,11 +40,24 @@ let served = 0;
 
 const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
 
+// The script's step that starts at tool-call block `turn`: a call, or `{batch: [calls]}`
+// for several tool calls in one assistant message (ids count blocks, so a batch of two
+// takes two ids).
+function stepAt(turn) {
+  let at = 0;
+  for (const step of calls) {
+    const blocks = step.batch ?? [step];
+    if (at === turn) return blocks.map((c, i) => ({ ...c, id: `toolu_e2e_${String(at + i).padStart(4, '0')}` }));
+    at += blocks.length;
+  }
+  return null;
+}
+
 function reply(body, turn) {
-  if (isAgentLoop(body) && turn < calls.length) {
-    const call = calls[turn];
+  const step = isAgentLoop(body) ? stepAt(turn) : null;
+  if (step) {
     return {
-      content: [{ type: 'tool_use', id: `toolu_e2e_${String(turn).padStart(4, '0')}`, name: call.name, input: call.input }],
+      content: step.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: c.input })),
       stop_reason: 'tool_use',
     };
   }

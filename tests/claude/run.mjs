@@ -5,7 +5,7 @@
 //
 // Usage: node run.mjs [--client NAME]... [--only GROUP]... [--capture DIR]
 //   GROUP: write-scope, send-gate, send-gate-fifo, tool-output, tool-output-panic,
-//          tool-output-failure
+//          tool-output-failure, tool-output-quarantine
 //   --capture DIR: keep the tool-output hook inputs as fixtures (cli/tests/tool_output/fixtures)
 // Env: AIRLOCK_BIN (default ../../target/release/airlock); E2E_VERBOSE=1 prints what the
 // model got for every step; E2E_KEEP=1 keeps the run directories.
@@ -364,6 +364,87 @@ async function toolOutputFailure(client) {
     `${marked}: ${existsSync(marked) ? readdirSync(marked).join(', ') : 'missing'}`);
 }
 
+/// The hooks `--print-config` prints, with `airlock` the binary under test.
+function printedHooks() {
+  const printed = JSON.parse(execFileSync(AIRLOCK, ['hook', 'tool-output', '--print-config'],
+    { stdio: ['ignore', 'pipe', 'inherit'] }).toString());
+  for (const entries of Object.values(printed.hooks)) {
+    for (const e of entries) for (const h of e.hooks) h.command = h.command.replace(/^airlock /, `${q(AIRLOCK)} `);
+  }
+  return printed.hooks;
+}
+
+/// The quarantine attacked: a hostile failure arrives in ways the first group does not
+/// try, and each run ends with a `touch` the model would make after reading it, which
+/// must never run.
+///   * parallel: the hostile failure and a second call in one assistant message (the
+///     client may run them concurrently); the `touch` of the next turn must not run. The
+///     second call of the same message was written before the model read anything, so
+///     whether it ran is reported, not checked;
+///   * an MCP tool's `isError` result carrying the text;
+///   * an MCP error over the hook's 8 MiB input limit (the client shows it, cut or not);
+///   * a state directory whose `quarantined/` is a dangling symlink, so no marker can be
+///     written: the gate must not let calls through that it could not stop later;
+///   * Read of a missing file whose name is hostile.
+async function toolOutputQuarantine(client) {
+  const tag = 'tool-output (quarantine)';
+  const runs = [
+    { name: 'parallel', steps: (p) => [
+      { batch: [
+        { name: 'Bash', input: { command: 'cat nasty.txt; exit 4', description: 'fail with hostile text' } },
+        { name: 'Bash', input: { command: `sleep 1; touch ${q(join(p, 'same-message'))}`, description: 'in the same message' } },
+      ] },
+    ] },
+    // MCP tools marked read-only and Read may run concurrently: whether the gate of the
+    // Read saw the marker is measured.
+    { name: 'parallel (read-only tools)', steps: (p) => [
+      { batch: [
+        { name: 'mcp__mail__fail_page', input: { id: 'nasty' } },
+        { name: 'Read', input: { file_path: join(p, 'plain.txt') } },
+      ] },
+    ] },
+    { name: 'MCP isError', steps: () => [{ name: 'mcp__mail__fail_page', input: { id: 'nasty' } }] },
+    { name: 'MCP error over 8 MiB', big: true, steps: () => [{ name: 'mcp__mail__fail_page', input: { id: 'big' } }] },
+    { name: 'unwritable marker directory', dangling: true,
+      steps: () => [{ name: 'Bash', input: { command: 'cat nasty.txt; exit 4', description: 'fail with hostile text' } }] },
+    { name: 'Read of a hostile missing file', read: true,
+      steps: (p) => [{ name: 'Read', input: { file_path: join(p, `missing${NASTY.slice(0, 200).replace(/[\n/]/g, '_')}`) } }] },
+  ];
+  for (const r of runs) {
+    const dir = tempDir('tq');
+    const proj = join(dir, 'proj');
+    mkdirSync(proj, { recursive: true });
+    writeFileSync(join(proj, 'nasty.txt'), NASTY);
+    writeFileSync(join(proj, 'plain.txt'), 'plain output\n');
+    const after = join(proj, 'after-the-failure');
+    const calls = [...r.steps(proj), { name: 'Bash', input: { command: `touch ${q(after)}`, description: 'act on what it read' } }];
+    const state = join(dir, 'home/.local/state/airlock/tool-output');
+    if (r.dangling) {
+      mkdirSync(state, { recursive: true });
+      symlinkSync(join(dir, 'nowhere'), join(state, 'quarantined'));
+    }
+    const pages = { nasty: NASTY, ...(r.big ? { big: NASTY.repeat(Math.ceil((9 << 20) / NASTY.length)) } : {}) };
+    const run = await runClaude(client, { dir, cwd: proj, calls, pages, hooks: printedHooks() });
+    // What reached the model from outside: the user side (the model's own tool calls
+    // hold the hostile file name of the Read case).
+    const told = JSON.stringify(run.requests.flatMap((x) => (x.messages ?? []).filter((m) => m.role === 'user')));
+    const raw = MUST_GO.filter((s) => told.includes(JSON.stringify(s).slice(1, -1)));
+    console.log(`      ${r.name}: ${run.requests.length} requests; raw text reached the model: ${JSON.stringify(raw)}`);
+    if (r.name === 'parallel') {
+      console.log(`      parallel: the second call of the same message ${existsSync(join(proj, 'same-message')) ? 'ran' : 'did not run'}`);
+    }
+    if (r.name === 'parallel (read-only tools)') {
+      const second = textOf(toolResult(run, callId(1)));
+      console.log(`      parallel (read-only tools): the Read beside the failure ${second.includes('plain output') ? 'ran (its PreToolUse came before the marker)' : second.includes('quarantined') ? 'was denied (the marker came first)' : `got ${JSON.stringify(second.slice(0, 120))}`}`);
+    }
+    check(client, `${tag}: ${r.name}: the client ran`, run.requests.length >= 1,
+      `exit ${run.code}, ${run.requests.length} requests, stderr ${run.stderr.slice(0, 300)}`);
+    // A clean error (the Read's, if the client does not echo the name) needs no quarantine.
+    if (r.read && raw.length === 0) continue;
+    check(client, `${tag}: ${r.name}: the next tool call does not run`, !existsSync(after), `${after} was created`);
+  }
+}
+
 /// Keeps each captured hook input as a fixture, minus what names this run.
 function saveCaptures(client, from, to) {
   mkdirSync(to, { recursive: true });
@@ -390,6 +471,7 @@ const groups = {
   'tool-output': (c) => toolOutput(c),
   'tool-output-panic': (c) => toolOutput(c, { panic: true }),
   'tool-output-failure': toolOutputFailure,
+  'tool-output-quarantine': toolOutputQuarantine,
 };
 if (!existsSync(AIRLOCK)) {
   console.error(`airlock binary not found at ${AIRLOCK}`);
