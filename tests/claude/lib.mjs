@@ -61,7 +61,7 @@ function runChild(cmd, args, opts, timeoutMs) {
 /// One run: `calls` are the scripted tool calls; `hooks` the settings' hooks object;
 /// `pages` what the MCP server's fetch_page serves. Returns what happened: the client's
 /// result, every agent-loop request the mock saw, every message the MCP server sent.
-export async function runClaude(client, { dir, calls, hooks, pages = {}, env = {}, cwd, tlsDir, timeoutMs = 180000 }) {
+export async function runClaude(client, { dir, calls, subagent, hooks, pages = {}, env = {}, cwd, tlsDir, args: extra = [], timeoutMs = 180000 }) {
   const home = join(dir, 'home');
   mkdirSync(home, { recursive: true });
   const scriptPath = join(dir, 'script.json');
@@ -69,7 +69,7 @@ export async function runClaude(client, { dir, calls, hooks, pages = {}, env = {
   const portPath = join(dir, 'port');
   const sentPath = join(dir, 'sent.jsonl');
   const pagesPath = join(dir, 'pages.json');
-  writeFileSync(scriptPath, JSON.stringify({ calls, final: 'done', pages }));
+  writeFileSync(scriptPath, JSON.stringify({ calls, subagent, final: 'done', pages }));
   writeFileSync(pagesPath, JSON.stringify(pages));
   const settingsPath = join(dir, 'settings.json');
   writeFileSync(settingsPath, JSON.stringify({ hooks, skipWebFetchPreflight: true }));
@@ -109,12 +109,13 @@ export async function runClaude(client, { dir, calls, hooks, pages = {}, env = {
       '--mcp-config', mcpPath,
       '--strict-mcp-config',
       '--permission-mode', 'bypassPermissions',
+      ...extra,
     ];
     const [cmd, argv] = client.node ? [process.execPath, [client.bin, ...args]] : [client.bin, args];
     for (const c of calls) {
       if (typeof c.input?.url === 'string') c.input.url = c.input.url.replace('{HTTPS_PORT}', ports.https);
     }
-    writeFileSync(scriptPath, JSON.stringify({ calls, final: 'done', pages }));
+    writeFileSync(scriptPath, JSON.stringify({ calls, subagent, final: 'done', pages }));
     const out = await runChild(cmd, argv, { cwd: cwd ?? dir, env: childEnv }, timeoutMs);
     let result = null;
     try { result = JSON.parse(out.stdout); } catch { /* reported below */ }

@@ -53,7 +53,23 @@ function stepAt(turn) {
   return null;
 }
 
+// A subagent's conversation starts with the prompt its parent gave: one holding
+// E2E-SUBAGENT is scripted by `script.subagent` (calls, as above), counted in its own
+// conversation.
+const isSubagent = (body) => {
+  const first = (body.messages ?? []).find((m) => m.role === 'user');
+  return JSON.stringify(first?.content ?? '').includes('E2E-SUBAGENT');
+};
+
 function reply(body, turn) {
+  if (isAgentLoop(body) && isSubagent(body)) {
+    const sub = script.subagent ?? [];
+    if (turn < sub.length) {
+      const id = `toolu_e2e_sub_${String(turn).padStart(4, '0')}`;
+      return { content: [{ type: 'tool_use', id, name: sub[turn].name, input: sub[turn].input }], stop_reason: 'tool_use' };
+    }
+    return { content: [{ type: 'text', text: 'subagent done' }], stop_reason: 'end_turn' };
+  }
   const step = isAgentLoop(body) ? stepAt(turn) : null;
   if (step) {
     return {
@@ -105,7 +121,7 @@ const handler = (req, res) => {
       const turn = turnOf(body);
       const agent = isAgentLoop(body);
       const message = reply(body, turn);
-      log({ path, agent, turn, stream: !!body.stream, messages: agent ? body.messages : undefined, answered: message.content });
+      log({ path, agent, turn, stream: !!body.stream, tools: agent ? body.tools.map((t) => t.name) : undefined, messages: agent ? body.messages : undefined, answered: message.content });
       const model = body.model ?? 'claude-e2e';
       if (body.stream) return sse(res, model, message);
       res.writeHead(200, { 'content-type': 'application/json' });

@@ -5,7 +5,7 @@
 //
 // Usage: node run.mjs [--client NAME]... [--only GROUP]... [--capture DIR]
 //   GROUP: write-scope, send-gate, send-gate-fifo, tool-output, tool-output-panic,
-//          tool-output-failure, tool-output-quarantine
+//          tool-output-failure, tool-output-quarantine, tool-output-sessions
 //   --capture DIR: keep the tool-output hook inputs as fixtures (cli/tests/tool_output/fixtures)
 // Env: AIRLOCK_BIN (default ../../target/release/airlock); E2E_VERBOSE=1 prints what the
 // model got for every step; E2E_KEEP=1 keeps the run directories.
@@ -39,6 +39,11 @@ export const CLIENT_LIMITS = new Map([
   // from acting on it (the checks after this one).
   ...['2.1.87', '2.1.332'].map((c) => [`${c}/tool-output (failure): the model never reads the raw error text`,
     'a PostToolUseFailure hook cannot replace the error text, nor stop the session']),
+  // Read-only calls of one assistant message run concurrently: the PreToolUse of the
+  // call beside a failing one comes before that failure's hook has run. The model wrote
+  // both calls before it read anything, so this call does not act on the text.
+  ...['2.1.87', '2.1.332'].map((c) => [`${c}/tool-output (quarantine): parallel (read-only tools): the call beside the failure does not run`,
+    'the client runs read-only calls of one message concurrently; a hook sees the failure only after its sibling was let through']),
 ]);
 
 const results = [];
@@ -436,12 +441,74 @@ async function toolOutputQuarantine(client) {
     if (r.name === 'parallel (read-only tools)') {
       const second = textOf(toolResult(run, callId(1)));
       console.log(`      parallel (read-only tools): the Read beside the failure ${second.includes('plain output') ? 'ran (its PreToolUse came before the marker)' : second.includes('quarantined') ? 'was denied (the marker came first)' : `got ${JSON.stringify(second.slice(0, 120))}`}`);
+      check(client, `${tag}: parallel (read-only tools): the call beside the failure does not run`, !second.includes('plain output'),
+        `the Read beside the failure ran: ${JSON.stringify(second.slice(0, 120))}`);
     }
     check(client, `${tag}: ${r.name}: the client ran`, run.requests.length >= 1,
       `exit ${run.code}, ${run.requests.length} requests, stderr ${run.stderr.slice(0, 300)}`);
     // A clean error (the Read's, if the client does not echo the name) needs no quarantine.
     if (r.read && raw.length === 0) continue;
     check(client, `${tag}: ${r.name}: the next tool call does not run`, !existsSync(after), `${after} was created`);
+  }
+}
+
+/// The quarantine across what shares a session: a subagent (the Agent tool) whose own
+/// tool fails with hostile text, then a call of the subagent and one
+/// of its parent, neither of which may run; and `--resume` of a quarantined session,
+/// whose first call may not run either.
+async function toolOutputSessions(client) {
+  const tag = 'tool-output (sessions)';
+  {
+    const dir = tempDir('ts');
+    const proj = join(dir, 'proj');
+    mkdirSync(proj, { recursive: true });
+    writeFileSync(join(proj, 'nasty.txt'), NASTY);
+    const sub = join(proj, 'subagent-after'), parent = join(proj, 'parent-after');
+    const agentTool = 'Agent';
+    const marked = join(dir, 'home/.local/state/airlock/tool-output/quarantined');
+    // 2.1.332 runs the subagent in the background, so the parent's next turn comes at
+    // once: the parent waits (up to a minute) for the subagent's failure to be marked,
+    // and only its call after that is one made with the text in reach.
+    const wait = `for i in $(seq 300); do ls ${q(marked)} 2>/dev/null | grep -q . && break; sleep 0.2; done`;
+    const run = await runClaude(client, {
+      dir, cwd: proj, hooks: printedHooks(),
+      calls: [
+        { name: agentTool, input: { description: 'sub task', prompt: 'E2E-SUBAGENT run the steps', subagent_type: 'general-purpose' } },
+        { name: 'Bash', input: { command: wait, description: 'wait for the subagent' } },
+        { name: 'Bash', input: { command: `touch ${q(parent)}`, description: 'parent acts' } },
+      ],
+      subagent: [
+        { name: 'Bash', input: { command: 'cat nasty.txt; exit 4', description: 'fail with hostile text' } },
+        { name: 'Bash', input: { command: `touch ${q(sub)}`, description: 'subagent acts' } },
+      ],
+    });
+    const subRan = run.requests.some((r) => JSON.stringify(r.messages ?? []).includes('toolu_e2e_sub_0000'));
+    const markers = existsSync(marked) ? readdirSync(marked) : [];
+    console.log(`      subagent: ${agentTool} offered: ${run.requests.some((r) => r.tools?.includes(agentTool))}; the subagent's failing call ran: ${subRan}; markers: ${markers.length}`);
+    check(client, `${tag}: the subagent ran its failing call`, subRan, `no request holds the subagent's call; stderr ${run.stderr.slice(0, 300)}`);
+    check(client, `${tag}: the subagent's next call does not run`, !existsSync(sub), `${sub} was created`);
+    check(client, `${tag}: the parent's next call does not run`, !existsSync(parent), `${parent} was created`);
+  }
+  {
+    const dir = tempDir('ts');
+    const proj = join(dir, 'proj');
+    mkdirSync(proj, { recursive: true });
+    writeFileSync(join(proj, 'nasty.txt'), NASTY);
+    const resumed = join(proj, 'after-resume');
+    const hostile = { name: 'Bash', input: { command: 'cat nasty.txt; exit 4', description: 'fail with hostile text' } };
+    const touch = { name: 'Bash', input: { command: `touch ${q(resumed)}`, description: 'act after resuming' } };
+    const first = await runClaude(client, { dir, cwd: proj, hooks: printedHooks(), calls: [hostile] });
+    const session = first.result?.session_id;
+    check(client, `${tag}: resume: the first run names its session`, typeof session === 'string', `result ${first.stdout.slice(0, 300)}`);
+    if (typeof session !== 'string') return;
+    const before = first.requests.length;
+    const again = await runClaude(client, { dir, cwd: proj, hooks: printedHooks(), calls: [hostile, touch, touch, touch], args: ['--resume', session], timeoutMs: 90000 });
+    const asked = again.requests.length - before;
+    console.log(`      resume: session ${session} resumed as ${again.result?.session_id}; exit ${again.code}; ${asked} new requests`);
+    // 2.1.332 headless `--resume` sends no request here (killed after 90 s): nothing to
+    // check then, and said so.
+    if (asked === 0) console.log(`SKIP  ${client.name}/${tag}: resume: the resumed client sent no request (exit ${again.code})`);
+    else check(client, `${tag}: resume: the resumed session's call does not run`, !existsSync(resumed), `${resumed} was created`);
   }
 }
 
@@ -472,6 +539,7 @@ const groups = {
   'tool-output-panic': (c) => toolOutput(c, { panic: true }),
   'tool-output-failure': toolOutputFailure,
   'tool-output-quarantine': toolOutputQuarantine,
+  'tool-output-sessions': toolOutputSessions,
 };
 if (!existsSync(AIRLOCK)) {
   console.error(`airlock binary not found at ${AIRLOCK}`);

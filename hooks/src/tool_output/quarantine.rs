@@ -18,7 +18,12 @@
 //! file releases it.
 //!
 //! The gate fails closed: input it cannot read, no session id, a state directory it
-//! cannot name or look into — each denies.
+//! cannot name or look into, or one where no marker could be written now (a hostile
+//! failure there could not quarantine its session) — each denies.
+//!
+//! A failed tool's call the hook cannot decide on (over its input limit, past its
+//! deadline) still names its session: [`header`] reads it from the input's top level
+//! without parsing, and the session is marked all the same.
 
 use std::fmt::Write as _;
 use std::fs;
