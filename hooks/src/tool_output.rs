@@ -967,6 +967,32 @@ mod tests {
         }
     }
 
+    /// The only test that names a state directory to `decide`: the watchdog's pending
+    /// failure is set once per process.
+    #[test]
+    fn the_watchdog_marks_a_pending_failure_before_it_answers() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = Options {
+            state: Ok(dir.path().to_path_buf()),
+            ..Options::default()
+        };
+        let input = br#"{"session_id":"w-1","hook_event_name":"PostToolUseFailure","tool_name":"Bash","error":"clean"}"#;
+        // A clean error marks nothing itself; had the deadline passed while it was being
+        // contained, the watchdog would have marked the session.
+        assert!(matches!(
+            decide(input, &opts, &Deadline::after(Duration::from_secs(60))),
+            Reply::Unchanged
+        ));
+        assert!(!dir.path().join("quarantined/w-1").exists());
+        let line: Value = serde_json::from_str(&watchdog_line()).unwrap();
+        assert_eq!(line["continue"], false);
+        assert_eq!(
+            line["hookSpecificOutput"]["hookEventName"],
+            "PostToolUseFailure"
+        );
+        assert!(dir.path().join("quarantined/w-1").exists());
+    }
+
     #[test]
     fn a_passed_deadline_withholds() {
         let input = br#"{"tool_name":"Bash","tool_response":{"stdout":"a"}}"#;
