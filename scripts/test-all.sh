@@ -38,7 +38,9 @@ step "Node binding: ABI facts match the header, every vector, workers, library l
 ffi/node/test.sh
 
 step "npm tarballs: install into a fresh project, every vector under Node 20 and Node 24 (pinned, from npm)"
-scripts/package-node.sh --test "$(mktemp -d "${TMPDIR:-/tmp}/airlock-npm.XXXXXX")"
+npm_out="$(mktemp -d "${TMPDIR:-/tmp}/airlock-npm.XXXXXX")"
+trap 'rm -rf "$npm_out"' EXIT
+scripts/package-node.sh --test "$npm_out"
 
 step "Go binding: every vector through cgo (Debian's golang-go, pinned)"
 ffi/go/test.sh
