@@ -23,6 +23,7 @@ struct Drops<F: FnMut(Dropped) -> bool> {
 }
 
 impl<F: FnMut(Dropped) -> bool> KeepSink for Drops<F> {
+    const DROPS: bool = true;
     fn text(&mut self, _s: &str) {}
     fn dropped(&mut self, at: usize, ch: char) {
         if !self.done {

@@ -9,7 +9,12 @@ pub(crate) use super::tables::{EMOJI_MAX_LEN, JT_D, JT_L, JT_R, JT_T};
 /// Whether `cp` is in the drop set D (Default_Ignorable_Code_Point ∪ Bidi_Control).
 #[inline]
 pub fn in_drop_set(c: char) -> bool {
-    let cp = u32::from(c);
+    in_drop_set_cp(u32::from(c))
+}
+
+/// [`in_drop_set`] of a scalar value.
+#[inline]
+pub(crate) fn in_drop_set_cp(cp: u32) -> bool {
     // D starts at U+00AD.
     if cp < 0xAD {
         return false;
@@ -18,6 +23,14 @@ pub fn in_drop_set(c: char) -> bool {
     // exactly these of it (the census test checks against the table).
     if (0x2000..=0x206F).contains(&cp) {
         return matches!(cp, 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x206F);
+    }
+    // The selectors and the BOM (U+FE00–U+FEFF), and the tags block and what
+    // follows it (D ends with U+E0000–U+E0FFF): the other members met in attacks.
+    if (0xFE00..=0xFEFF).contains(&cp) {
+        return matches!(cp, 0xFE00..=0xFE0F | 0xFEFF);
+    }
+    if cp >= 0xE0000 {
+        return cp <= 0xE0FFF;
     }
     in_ranges(&DROP, cp)
 }
@@ -87,6 +100,143 @@ pub(crate) fn emoji_terminal(node: u16) -> bool {
     EMOJI_TERMINAL
         .get(n >> 6)
         .is_some_and(|w| w >> (n & 63) & 1 == 1)
+}
+
+/// The most members of D some rule of §2 may keep.
+const KEEPABLE_MAX: usize = 32;
+
+/// Whether `cp` is in D, over the generated ranges (`const`).
+#[allow(clippy::indexing_slicing)]
+const fn in_drop_ranges(cp: u32) -> bool {
+    // Index: `r < DROP.len()`.
+    let mut r = 0;
+    while r < DROP.len() {
+        if DROP[r].0 <= cp && cp <= DROP[r].1 {
+            return true;
+        }
+        r += 1;
+    }
+    false
+}
+
+/// The members of D that some rule of §2 may keep, sorted: ZWJ and ZWNJ (after a
+/// virama; ZWNJ in a joining context), U+FE0E (after a text base), and every member
+/// of D an RGI sequence holds (an edge of the emoji trie: ZWJ, U+FE0F, the tags of
+/// the subdivision flags). Every other member of D is dropped whatever surrounds it
+/// (`tests::keepable_is_exactly_what_the_rules_may_keep`).
+// Const evaluation: indexes bounded by the loops and by `KEEPABLE_MAX` (checked).
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+const KEEPABLE_PARTS: ([u32; KEEPABLE_MAX], usize) = {
+    let mut out = [0u32; KEEPABLE_MAX];
+    let mut n = 0;
+    let rules = [0x200C, 0x200D, 0xFE0E];
+    let mut k = 0;
+    while k < rules.len() {
+        out[n] = rules[k];
+        n += 1;
+        k += 1;
+    }
+    let mut e = 0;
+    while e < EMOJI_EDGE_CP.len() {
+        let cp = EMOJI_EDGE_CP[e];
+        e += 1;
+        if !in_drop_ranges(cp) {
+            continue;
+        }
+        // Insert into the sorted prefix unless there already.
+        let mut i = 0;
+        while i < n && out[i] < cp {
+            i += 1;
+        }
+        if i < n && out[i] == cp {
+            continue;
+        }
+        assert!(n < KEEPABLE_MAX, "strict: raise KEEPABLE_MAX");
+        let mut j = n;
+        while j > i {
+            out[j] = out[j - 1];
+            j -= 1;
+        }
+        out[i] = cp;
+        n += 1;
+    }
+    // The three rule members were pushed unsorted: sort the whole prefix.
+    let mut a = 0;
+    while a < n {
+        let mut b = a + 1;
+        while b < n {
+            if out[b] < out[a] {
+                let t = out[a];
+                out[a] = out[b];
+                out[b] = t;
+            }
+            b += 1;
+        }
+        a += 1;
+    }
+    (out, n)
+};
+
+/// [`KEEPABLE_PARTS`] as a slice.
+pub(crate) const KEEPABLE: &[u32] = KEEPABLE_PARTS.0.split_at(KEEPABLE_PARTS.1).0;
+
+/// Pages of 128 code points holding the keepable members.
+const KEEP_PAGES_MAX: usize = 4;
+
+/// [`KEEPABLE`] as `(page, bitmap)` pairs: bit `cp & 127` of the bitmap of page
+/// `cp >> 7`. Unused pairs have a page no code point has.
+// Const evaluation: indexes bounded by the loops and `KEEP_PAGES_MAX` (checked);
+// shifts below 128.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+static KEEP_PAGES: [(u32, u128); KEEP_PAGES_MAX] = {
+    let mut pages = [(u32::MAX, 0u128); KEEP_PAGES_MAX];
+    let mut n = 0;
+    let mut k = 0;
+    while k < KEEPABLE.len() {
+        let cp = KEEPABLE[k];
+        k += 1;
+        let page = cp >> 7;
+        let mut i = 0;
+        while i < n && pages[i].0 != page {
+            i += 1;
+        }
+        if i == n {
+            assert!(n < KEEP_PAGES_MAX, "strict: raise KEEP_PAGES_MAX");
+            pages[n].0 = page;
+            n += 1;
+        }
+        pages[i].1 |= 1u128 << (cp & 127);
+    }
+    pages
+};
+
+/// Whether `cp` is a member of D some rule of §2 may keep ([`KEEPABLE`]); every
+/// other member of D is dropped on sight.
+#[inline]
+pub(crate) fn is_keepable(cp: u32) -> bool {
+    let page = cp >> 7;
+    let mut bits = 0u128;
+    for &(p, b) in &KEEP_PAGES {
+        if p == page {
+            bits = b;
+        }
+    }
+    bits >> (cp & 127) & 1 == 1
+}
+
+/// Whether a code point outside D ends every context a keepable member of D needs:
+/// after it, no rule of §2 can keep the next code point, whatever came before. It
+/// continues no RGI sequence (not an edge of the emoji trie), is no virama, no text
+/// base, and of Joining_Type U (`tests::inert_code_points_end_every_context`).
+/// Conservative: ASCII but the keycap bases, and a few ranges common in prose.
+#[inline]
+pub(crate) fn is_inert(cp: u32) -> bool {
+    if cp < 0x80 {
+        return !matches!(cp, 0x23 | 0x2A | 0x30..=0x39);
+    }
+    // C1 controls, Latin-1 punctuation and symbols before U+00A9 (©, a text base);
+    // the dashes and quotes of General Punctuation.
+    matches!(cp, 0x80..=0xA8 | 0x2010..=0x2027)
 }
 
 /// What a code point is on the folded view (§4).

@@ -9,9 +9,10 @@
 
 use super::class::DROP_LEADS;
 use super::class::{
-    EMOJI_MAX_LEN, JT_D, JT_L, JT_R, JT_T, emoji_child, emoji_terminal, in_drop_set, is_text_base,
-    is_virama, joining_type,
+    EMOJI_MAX_LEN, JT_D, JT_L, JT_R, JT_T, emoji_child, emoji_terminal, in_drop_set, is_inert,
+    is_keepable, is_text_base, is_virama, joining_type,
 };
+use super::dense::drop_dense;
 use crate::scan::{Backend, ByteSet, Finder, Scanner};
 
 /// The most transparent (Joining_Type T) code points RFC 5892 A.1's context may span on
@@ -32,6 +33,9 @@ const VS16: u32 = 0xFE0F;
 
 /// Where step 2 puts its results.
 pub(crate) trait KeepSink {
+    /// Whether the sink wants [`KeepSink::dropped`] calls (the dense path skips
+    /// them otherwise).
+    const DROPS: bool = false;
     /// Kept text, in order.
     fn text(&mut self, s: &str);
     /// A member of D was dropped at byte `at` of the input.
@@ -81,6 +85,9 @@ pub(crate) struct Keeper {
     pos: usize,
     /// The scan backend, picked on the first piece (`new` is `const`).
     backend: Option<Backend>,
+    /// The last code point ends every context a keepable member of D needs (see
+    /// `dense.rs`): the next member of D is dropped on sight.
+    dead: bool,
 }
 
 impl Keeper {
@@ -96,6 +103,8 @@ impl Keeper {
             len: 0,
             pos: 0,
             backend: None,
+            // Nothing before the text keeps anything.
+            dead: true,
         }
     }
 
@@ -116,6 +125,21 @@ impl Keeper {
                     self.pos = self.pos.saturating_add(run.len());
                     i = j;
                 }
+                // A member of D with nothing waiting: what no rule can keep goes in
+                // bulk, and the state is rebuilt from what was consumed.
+                let run = drop_dense(text, i, self.pos, self.dead, sink);
+                if run.end > i {
+                    let consumed = text.get(i..run.end).unwrap_or_default();
+                    if run.dead {
+                        self.forget(consumed);
+                    } else {
+                        self.absorb(consumed);
+                    }
+                    self.pos = self.pos.saturating_add(consumed.len());
+                    self.dead = run.dead;
+                    i = run.end;
+                    continue;
+                }
             }
             let Some(c) = text.get(i..).and_then(|s| s.chars().next()) else {
                 break;
@@ -130,24 +154,31 @@ impl Keeper {
         self.settle(true, sink);
     }
 
-    /// Updates the history with a run of code points outside D, emitted already.
+    /// Updates the history, the joining lookbehind and `prev` with a run of code
+    /// points decided already (members of D among them, dropped), as if each had
+    /// gone through [`Keeper::append`] with nothing waiting.
     fn absorb(&mut self, run: &str) {
+        // Newest first.
         let mut tail = [0u32; LOOKBACK];
         let mut n = 0usize;
-        let mut rev = run.chars().rev();
         // The joining lookbehind: T code points back to the first other one.
         let mut t = 0usize;
         let mut decided = false;
-        for c in rev.by_ref() {
+        for c in run.chars().rev() {
             let cp = u32::from(c);
-            if n < LOOKBACK {
-                if let Some(slot) = tail.get_mut(n) {
-                    *slot = cp;
-                }
+            if let Some(slot) = tail.get_mut(n) {
+                *slot = cp;
                 n = n.saturating_add(1);
             }
             if !decided {
-                match joining_type(cp) {
+                // A member of D resets the lookbehind (`append`), whatever its
+                // Joining_Type.
+                let jt = if cp >= 0xAD && in_drop_set(c) {
+                    0
+                } else {
+                    joining_type(cp)
+                };
+                match jt {
                     JT_T => t = t.saturating_add(1),
                     JT_L | JT_D => {
                         self.left_ok = t <= JOIN_T_MAX;
@@ -173,16 +204,44 @@ impl Keeper {
             self.t_run = self.t_run.saturating_add(t);
             self.left_ok = self.left_ok && self.t_run <= JOIN_T_MAX;
         }
-        if let Some(&last) = tail.first()
-            && n > 0
-        {
-            self.prev = Some(last);
-        }
-        for k in (0..n).rev() {
-            if let Some(&cp) = tail.get(k) {
-                self.remember(cp);
+        let Some(&last) = tail.first().filter(|_| n > 0) else {
+            return;
+        };
+        self.prev = Some(last);
+        self.dead = if in_drop_set(char::from_u32(last).unwrap_or('\0')) {
+            !is_keepable(last)
+        } else {
+            is_inert(last)
+        };
+        // The history: its last `LOOKBACK - n` code points, then the tail, oldest
+        // first.
+        let keep = self.hist_len.min(LOOKBACK.saturating_sub(n));
+        let from = self.hist_len.saturating_sub(keep);
+        self.hist.copy_within(from..self.hist_len, 0);
+        for (k, &cp) in tail.iter().take(n).rev().enumerate() {
+            if let Some(slot) = self.hist.get_mut(keep.saturating_add(k)) {
+                *slot = cp;
             }
         }
+        self.hist_len = keep.saturating_add(n);
+    }
+
+    /// [`Keeper::absorb`] for a run whose last code point is dead: no trie walk
+    /// passes it and it breaks any joining context, so what came before no longer
+    /// matters and the history can be that code point alone (`covered` finds the same
+    /// walks: every walk from before it dies on it).
+    fn forget(&mut self, run: &str) {
+        let Some(last) = run.chars().next_back() else {
+            return;
+        };
+        let cp = u32::from(last);
+        self.prev = Some(cp);
+        self.left_ok = false;
+        self.t_run = 0;
+        if let Some(slot) = self.hist.first_mut() {
+            *slot = cp;
+        }
+        self.hist_len = 1;
     }
 
     fn remember(&mut self, cp: u32) {
@@ -239,6 +298,12 @@ impl Keeper {
             }
         }
         self.prev = Some(cp);
+        // Conservative: a keepable member of D may continue a sequence.
+        self.dead = if in_drop_set(c) {
+            !is_keepable(cp)
+        } else {
+            is_inert(cp)
+        };
         let at = self.pos;
         self.pos = self.pos.saturating_add(c.len_utf8());
         if self.len == 0 && matches!(fate, Fate::Keep | Fate::Drop) {

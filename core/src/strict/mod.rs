@@ -14,6 +14,7 @@
 
 mod check;
 pub(crate) mod class;
+mod dense;
 mod escape;
 mod keep;
 mod matcher;
