@@ -102,6 +102,34 @@ pub(crate) fn emoji_terminal(node: u16) -> bool {
         .is_some_and(|w| w >> (n & 63) & 1 == 1)
 }
 
+/// D over the Basic Multilingual Plane as a bitmap: bit `cp & 63` of word `cp >> 6`.
+// Const evaluation: indexes bounded by the loops (`cp < 0x10000`).
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+static BMP_DROP: [u64; 1024] = {
+    let mut t = [0u64; 1024];
+    let mut r = 0;
+    while r < DROP.len() {
+        let (lo, hi) = DROP[r];
+        r += 1;
+        let mut cp = lo;
+        while cp <= hi && cp < 0x10000 {
+            t[(cp >> 6) as usize] |= 1 << (cp & 63);
+            cp += 1;
+        }
+    }
+    t
+};
+
+/// [`in_drop_set_cp`] without branches on the BMP (the dense path's test).
+#[inline(always)]
+pub(crate) fn in_drop_set_fast(cp: u32) -> bool {
+    if cp < 0x10000 {
+        let word = BMP_DROP.get((cp >> 6) as usize).copied().unwrap_or(0);
+        return word >> (cp & 63) & 1 == 1;
+    }
+    in_drop_set_cp(cp)
+}
+
 /// The most members of D some rule of §2 may keep.
 const KEEPABLE_MAX: usize = 32;
 
@@ -232,11 +260,18 @@ pub(crate) fn is_keepable(cp: u32) -> bool {
 #[inline]
 pub(crate) fn is_inert(cp: u32) -> bool {
     if cp < 0x80 {
-        return !matches!(cp, 0x23 | 0x2A | 0x30..=0x39);
+        return !is_keycap_base(cp);
     }
     // C1 controls, Latin-1 punctuation and symbols before U+00A9 (©, a text base);
     // the dashes and quotes of General Punctuation.
     matches!(cp, 0x80..=0xA8 | 0x2010..=0x2027)
+}
+
+/// The ASCII code points an RGI sequence may begin with (keycaps: `#`, `*`, digits).
+#[inline(always)]
+pub(crate) fn is_keycap_base(cp: u32) -> bool {
+    const BASES: u128 = 1 << 0x23 | 1 << 0x2A | 0x3FF << 0x30;
+    cp < 0x80 && BASES >> cp & 1 == 1
 }
 
 /// What a code point is on the folded view (§4).

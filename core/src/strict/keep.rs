@@ -10,7 +10,7 @@
 use super::class::DROP_LEADS;
 use super::class::{
     EMOJI_MAX_LEN, JT_D, JT_L, JT_R, JT_T, emoji_child, emoji_terminal, in_drop_set, is_inert,
-    is_keepable, is_text_base, is_virama, joining_type,
+    is_keepable, is_keycap_base, is_text_base, is_virama, joining_type,
 };
 use super::dense::drop_dense;
 use crate::scan::{Backend, ByteSet, Finder, Scanner};
@@ -36,6 +36,11 @@ pub(crate) trait KeepSink {
     /// Whether the sink wants [`KeepSink::dropped`] calls (the dense path skips
     /// them otherwise).
     const DROPS: bool = false;
+    /// Whether the sink takes kept text gathered into copies (the dense path then
+    /// hands on a few hundred bytes at a time instead of the runs between dropped
+    /// code points). Otherwise every run is a slice of the text pushed (the strict
+    /// lint locates runs by their address).
+    const GATHER: bool = false;
     /// Kept text, in order.
     fn text(&mut self, s: &str);
     /// A member of D was dropped at byte `at` of the input.
@@ -85,6 +90,9 @@ pub(crate) struct Keeper {
     pos: usize,
     /// The scan backend, picked on the first piece (`new` is `const`).
     backend: Option<Backend>,
+    /// The last dense run ended at the end of its piece: the next piece starts in
+    /// the dense path, not with a block scan that would stop at once.
+    dense: bool,
     /// The last code point ends every context a keepable member of D needs (see
     /// `dense.rs`): the next member of D is dropped on sight.
     dead: bool,
@@ -103,6 +111,7 @@ impl Keeper {
             len: 0,
             pos: 0,
             backend: None,
+            dense: false,
             // Nothing before the text keeps anything.
             dead: true,
         }
@@ -117,7 +126,11 @@ impl Keeper {
         let mut scanner = Scanner::new(&DROP_FINDER, backend);
         while i < bytes.len() {
             if self.len == 0 {
-                let j = next_drop(text, i, &mut scanner);
+                let j = if self.dense {
+                    i
+                } else {
+                    next_drop(text, i, &mut scanner)
+                };
                 if j > i {
                     let run = text.get(i..j).unwrap_or_default();
                     sink.text(run);
@@ -128,6 +141,7 @@ impl Keeper {
                 // A member of D with nothing waiting: what no rule can keep goes in
                 // bulk, and the state is rebuilt from what was consumed.
                 let run = drop_dense(text, i, self.pos, self.dead, sink);
+                self.dense = run.end >= bytes.len();
                 if run.end > i {
                     let consumed = text.get(i..run.end).unwrap_or_default();
                     if run.dead {
@@ -459,11 +473,6 @@ impl Keeper {
     }
 }
 
-/// The ASCII code points an RGI sequence may begin with (keycaps).
-#[inline]
-fn is_keycap_base(cp: u32) -> bool {
-    matches!(cp, 0x23 | 0x2A | 0x30..=0x39)
-}
 
 /// Lead bytes of members of D, for the block scan.
 static DROP_FINDER: Finder = Finder::new(DROP_LEAD_SET);
