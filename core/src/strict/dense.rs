@@ -125,6 +125,8 @@ pub(super) fn drop_dense<S: KeepSink>(
     // Start of the kept run not yet handed on, and the end of the last drop.
     let mut run = from;
     let mut last_drop = from;
+    // Offsets below: `i` and `next` stay within the text (whole code points), and
+    // `last_drop <= i`, so the wrapping operations never wrap.
     let mut kept = Kept {
         buf: [0; GATHER],
         len: 0,
@@ -132,14 +134,14 @@ pub(super) fn drop_dense<S: KeepSink>(
     while let Some(&b) = bytes.get(i) {
         if b < 0x80 {
             dead = is_inert(u32::from(b));
-            i = i.saturating_add(1);
-            if i.saturating_sub(last_drop) > SPARSE {
+            i = i.wrapping_add(1);
+            if i.wrapping_sub(last_drop) > SPARSE {
                 break;
             }
             continue;
         }
         let Decoded { cp, len } = decode(bytes, i);
-        let next = i.saturating_add(len);
+        let next = i.wrapping_add(len);
         if in_drop_set_fast(cp) {
             if !dead && is_keepable(cp) {
                 break;
@@ -157,7 +159,7 @@ pub(super) fn drop_dense<S: KeepSink>(
             last_drop = next;
         } else {
             dead = is_inert(cp);
-            if next.saturating_sub(last_drop) > SPARSE {
+            if next.wrapping_sub(last_drop) > SPARSE {
                 i = next;
                 break;
             }
