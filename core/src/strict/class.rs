@@ -134,9 +134,9 @@ pub(crate) fn in_drop_set_fast(cp: u32) -> bool {
 const KEEPABLE_MAX: usize = 32;
 
 /// Whether `cp` is in D, over the generated ranges (`const`).
-#[allow(clippy::indexing_slicing)]
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 const fn in_drop_ranges(cp: u32) -> bool {
-    // Index: `r < DROP.len()`.
+    // Index and increment: `r < DROP.len()`.
     let mut r = 0;
     while r < DROP.len() {
         if DROP[r].0 <= cp && cp <= DROP[r].1 {

@@ -185,7 +185,14 @@ mod tests {
             // At the end of the text and followed by more bytes.
             for tail in [0usize, 1, 3] {
                 let d = decode(&buf[..n + tail], 0);
-                assert_eq!(d, Decoded { cp: u32::from(c), len: n }, "{c:?} {tail}");
+                assert_eq!(
+                    d,
+                    Decoded {
+                        cp: u32::from(c),
+                        len: n
+                    },
+                    "{c:?} {tail}"
+                );
             }
         }
     }

@@ -473,7 +473,6 @@ impl Keeper {
     }
 }
 
-
 /// Lead bytes of members of D, for the block scan.
 static DROP_FINDER: Finder = Finder::new(DROP_LEAD_SET);
 
@@ -623,6 +622,230 @@ mod tests {
             k.push(&text[cut..], &mut sink);
             k.finish(&mut sink);
             assert_eq!(sink.out, whole, "cut {cut}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod dense_tests {
+    //! The dense path (`dense.rs`) against the keep rules.
+    use super::super::class::{KEEPABLE, in_drop_set_cp, in_drop_set_fast};
+    use super::super::tables::{EMOJI_EDGE_CP, EMOJI_EDGE_START, EMOJI_EDGE_TO, EMOJI_TERMINAL};
+    use super::*;
+    use std::string::String;
+    use std::vec;
+    use std::vec::Vec;
+
+    struct Collect {
+        out: String,
+        drops: Vec<(usize, char)>,
+    }
+    impl KeepSink for Collect {
+        const DROPS: bool = true;
+        fn text(&mut self, s: &str) {
+            self.out.push_str(s);
+        }
+        fn dropped(&mut self, at: usize, c: char) {
+            self.drops.push((at, c));
+        }
+    }
+
+    /// Output and drops of `pieces` fed in turn.
+    fn keep_pieces(pieces: &[&str]) -> (String, Vec<(usize, char)>) {
+        let mut k = Keeper::new();
+        let mut sink = Collect {
+            out: String::new(),
+            drops: Vec::new(),
+        };
+        for p in pieces {
+            k.push(p, &mut sink);
+        }
+        k.finish(&mut sink);
+        (sink.out, sink.drops)
+    }
+
+    fn keep(text: &str) -> String {
+        keep_pieces(&[text]).0
+    }
+
+    /// Every RGI sequence holding a member of D, from the trie.
+    fn sequences() -> Vec<Vec<u32>> {
+        let mut out = Vec::new();
+        let mut stack: Vec<(u16, Vec<u32>)> = vec![(0, Vec::new())];
+        while let Some((node, path)) = stack.pop() {
+            let i = node as usize;
+            if EMOJI_TERMINAL[i >> 6] >> (i & 63) & 1 == 1 {
+                out.push(path.clone());
+            }
+            for e in EMOJI_EDGE_START[i] as usize..EMOJI_EDGE_START[i + 1] as usize {
+                let mut p = path.clone();
+                p.push(EMOJI_EDGE_CP[e]);
+                stack.push((EMOJI_EDGE_TO[e], p));
+            }
+        }
+        out
+    }
+
+    fn string(cps: &[u32]) -> String {
+        cps.iter().map(|&c| char::from_u32(c).unwrap()).collect()
+    }
+
+    #[test]
+    fn keepable_is_exactly_what_the_rules_may_keep() {
+        // The derivation as printed: ZWNJ, ZWJ, the selectors, the flag tags.
+        assert!(KEEPABLE.windows(2).all(|w| w[0] < w[1]), "{KEEPABLE:X?}");
+        for cp in 0..=0x10FFFF {
+            assert_eq!(is_keepable(cp), KEEPABLE.contains(&cp), "{cp:X}");
+        }
+        let seqs = sequences();
+        for &cp in KEEPABLE {
+            assert!(in_drop_set_cp(cp), "{cp:X}");
+            // No RGI sequence begins with a member of D: a keepable one needs
+            // something live before it.
+            assert!(emoji_child(0, cp).is_none(), "{cp:X}");
+            // Each is kept somewhere: the set is no larger than the rules allow.
+            let c = char::from_u32(cp).unwrap();
+            let kept = match cp {
+                0x200C | 0x200D => {
+                    let s = std::format!("\u{915}\u{94D}{c}\u{937}");
+                    keep(&s) == s
+                }
+                0xFE0E => {
+                    let s = std::format!("\u{2764}{c}");
+                    keep(&s) == s
+                }
+                _ => false,
+            } || seqs.iter().any(|q| {
+                q.contains(&cp) && {
+                    let s = string(q);
+                    keep(&s) == s
+                }
+            });
+            assert!(kept, "{cp:X} is never kept");
+        }
+        // Every other member of D: no rule names it and no RGI sequence holds it,
+        // so it is dropped in every context that keeps something.
+        let edges: std::collections::BTreeSet<u32> = EMOJI_EDGE_CP.iter().copied().collect();
+        let mut never = 0;
+        for c in '\0'..=char::MAX {
+            let cp = u32::from(c);
+            assert_eq!(in_drop_set_fast(cp), in_drop_set(c), "{cp:X}");
+            if !in_drop_set(c) || is_keepable(cp) {
+                continue;
+            }
+            never += 1;
+            assert!(!edges.contains(&cp), "{cp:X}");
+            assert!(!matches!(cp, ZWJ | ZWNJ | VS15), "{cp:X}");
+            assert!(!is_virama(cp) && !is_text_base(cp), "{cp:X}");
+            for ctx in [
+                std::format!("\u{915}\u{94D}{c}\u{937}"),
+                std::format!("\u{2764}{c}"),
+                std::format!("\u{645}\u{6CC}{c}\u{62E}"),
+                std::format!("\u{1F468}{c}\u{1F469}"),
+                std::format!("1{c}\u{20E3}"),
+                std::format!("\u{1F3F4}\u{E0067}\u{E0062}{c}\u{E0073}\u{E0063}\u{E0074}\u{E007F}"),
+            ] {
+                assert!(!keep(&ctx).contains(c), "{cp:X} kept in {ctx:?}");
+            }
+        }
+        assert_eq!(never, 4174 - KEEPABLE.len());
+        // No member of D is a virama or a text base (a dropped one is dead).
+        for &cp in KEEPABLE {
+            assert!(!is_virama(cp) && !is_text_base(cp), "{cp:X}");
+        }
+    }
+
+    #[test]
+    fn inert_code_points_end_every_context() {
+        let edges: std::collections::BTreeSet<u32> = EMOJI_EDGE_CP.iter().copied().collect();
+        for c in '\0'..=char::MAX {
+            let cp = u32::from(c);
+            if !is_inert(cp) {
+                continue;
+            }
+            assert!(!in_drop_set(c), "{cp:X}");
+            assert_eq!(joining_type(cp), 0, "{cp:X}");
+            assert!(!is_virama(cp) && !is_text_base(cp), "{cp:X}");
+            assert!(!edges.contains(&cp), "{cp:X}");
+            // After it, no keepable member of D is kept.
+            for &k in KEEPABLE {
+                let s = std::format!("{c}{}", char::from_u32(k).unwrap());
+                assert_eq!(keep(&s), String::from(c), "{cp:X} {k:X}");
+            }
+        }
+        // The keycap bases are live: `1 U+FE0F U+20E3`.
+        assert_eq!(keep("1\u{FE0F}\u{20E3}"), "1\u{FE0F}\u{20E3}");
+    }
+
+    /// Texts with long runs of members of D next to contexts that keep some.
+    fn bordered() -> Vec<String> {
+        let run: String = "\u{200B}\u{200E}\u{2060}\u{FEFF}\u{E0041}\u{200D}\u{200C}\u{FE0F}\u{FE0E}\u{E0100}\u{AD}\u{202E}"
+            .repeat(6);
+        vec![
+            // Emoji with ZWJ inside runs: kept; runs dropped.
+            std::format!("{run}\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}{run}x{run}"),
+            // The run right after the emoji's last code point, and inside it.
+            std::format!("a\u{1F468}\u{200D}{run}\u{1F469}{run}\u{2764}\u{FE0F}{run}"),
+            // Persian ZWNJ, the run before and after the word.
+            std::format!("{run}\u{645}\u{6CC}\u{200C}\u{62E}\u{648}\u{627}\u{647}\u{645}{run}"),
+            // Devanagari virama + ZWJ / ZWNJ, runs around and between.
+            std::format!(
+                "{run}\u{915}\u{94D}\u{200D}\u{937}{run}\u{915}\u{94D}\u{200C}\u{937}{run}"
+            ),
+            // Keycap and flag tags after runs; text bases and U+FE0E.
+            std::format!(
+                "{run}1\u{FE0F}\u{20E3}{run}\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}{run}\u{2764}\u{FE0E}"
+            ),
+            // Dense with letters between, like the gate's hostile text.
+            "a\u{200B}b\u{200D}c\u{E0041}d\u{FE0F}e\u{200C}f\u{85}g\u{FE0E}h\u{E007F}".repeat(20),
+        ]
+    }
+
+    #[test]
+    fn runs_bordering_keepable_contexts() {
+        let run = "\u{200B}\u{200E}\u{2060}\u{FEFF}\u{E0041}\u{200D}\u{200C}\u{FE0F}\u{FE0E}\u{E0100}\u{AD}\u{202E}";
+        assert_eq!(keep(&run.repeat(40)), "");
+        let t = bordered();
+        assert_eq!(keep(&t[0]), "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}x");
+        assert_eq!(keep(&t[1]), "a\u{1F468}\u{1F469}\u{2764}\u{FE0F}");
+        assert_eq!(
+            keep(&t[2]),
+            "\u{645}\u{6CC}\u{200C}\u{62E}\u{648}\u{627}\u{647}\u{645}"
+        );
+        assert_eq!(
+            keep(&t[3]),
+            "\u{915}\u{94D}\u{200D}\u{937}\u{915}\u{94D}\u{200C}\u{937}"
+        );
+        assert_eq!(
+            keep(&t[4]),
+            "1\u{FE0F}\u{20E3}\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}\u{2764}\u{FE0E}"
+        );
+        assert_eq!(keep(&t[5]), "abcdef\u{85}gh".repeat(20));
+    }
+
+    #[test]
+    fn long_runs_split_at_every_offset() {
+        for text in bordered() {
+            let whole = keep_pieces(&[&text]);
+            // The drops are every member of D not in the output, at their offsets.
+            let dropped: usize = whole.1.iter().map(|&(_, c)| c.len_utf8()).sum();
+            assert_eq!(whole.0.len() + dropped, text.len());
+            for &(at, c) in &whole.1 {
+                assert_eq!(text[at..].chars().next(), Some(c));
+            }
+            let cuts: Vec<usize> = (0..=text.len())
+                .filter(|&i| text.is_char_boundary(i))
+                .collect();
+            for &a in &cuts {
+                let two = keep_pieces(&[&text[..a], &text[a..]]);
+                assert_eq!(two, whole, "cut {a} of {text:?}");
+            }
+            // Three pieces: a cut and one 7 code points later.
+            for (k, &a) in cuts.iter().enumerate() {
+                let Some(&b) = cuts.get(k + 7) else { break };
+                let three = keep_pieces(&[&text[..a], &text[a..b], &text[b..]]);
+                assert_eq!(three, whole, "cuts {a} {b}");
+            }
         }
     }
 }
