@@ -13,10 +13,6 @@
 use super::class::{in_drop_set_fast, is_inert, is_keepable};
 use super::keep::KeepSink;
 
-/// Kept bytes gathered for a sink that takes copies ([`KeepSink::GATHER`]); a piece
-/// this long goes to the matcher whole, without its batch.
-const GATHER: usize = 256;
-
 /// Kept bytes after the last dropped code point at which the run gives the text
 /// back to the block scan (the members of D are no longer dense).
 const SPARSE: usize = 48;
@@ -28,47 +24,6 @@ pub(super) struct DenseRun {
     pub(super) end: usize,
     /// Whether the last code point consumed ends every context (see the module).
     pub(super) dead: bool,
-}
-
-/// Kept text on its way to the sink: slices of the text, or copies gathered.
-struct Kept {
-    buf: [u8; GATHER],
-    len: usize,
-}
-
-impl Kept {
-    #[inline(always)]
-    fn run<S: KeepSink>(&mut self, run: &str, sink: &mut S) {
-        if !S::GATHER || run.len() > GATHER / 2 {
-            self.flush(sink);
-            sink.text(run);
-            return;
-        }
-        if self.len.saturating_add(run.len()) > GATHER {
-            self.flush(sink);
-        }
-        let end = self.len.saturating_add(run.len());
-        if let Some(dst) = self.buf.get_mut(self.len..end) {
-            // Short runs (a byte or two between dense drops): byte by byte, not a
-            // call to `memcpy`.
-            for (d, &b) in dst.iter_mut().zip(run.as_bytes()) {
-                *d = b;
-            }
-            self.len = end;
-        }
-    }
-
-    #[inline(always)]
-    fn flush<S: KeepSink>(&mut self, sink: &mut S) {
-        if !S::GATHER || self.len == 0 {
-            return;
-        }
-        // Whole code points of a `str` were gathered, so this always holds.
-        if let Ok(s) = core::str::from_utf8(self.buf.get(..self.len).unwrap_or_default()) {
-            sink.text(s);
-        }
-        self.len = 0;
-    }
 }
 
 /// A code point decoded from UTF-8.
@@ -91,18 +46,22 @@ fn decode(bytes: &[u8], i: usize) -> Decoded {
         Some(word) => u32::from_be_bytes(word),
         None => u32::from_be_bytes([at(0), at(1), at(2), at(3)]),
     };
-    let len = (!at(0)).leading_zeros() as usize;
+    // A lead byte of 2 to 4 bytes: its leading ones are the length.
+    let len = (!w).leading_zeros();
     // Payloads: five lead bits (a 4-byte lead's fifth is masked off below), then six
     // bits per continuation byte, as if the code point had four bytes.
     let payload = (w & 0x3F) | (w >> 2 & 0xFC0) | (w >> 4 & 0x3_F000) | (w >> 6 & 0x7C_0000);
-    // `len` is 2 to 4: drop the bits of the bytes past the code point, and keep the
-    // 11, 16 or 21 bits a code point of that length has.
-    let shift = 6u32.saturating_mul(4u32.saturating_sub(len as u32));
-    let bits = 1u32.saturating_add(5u32.saturating_mul(len as u32));
-    let mask = 1u32.checked_shl(bits).unwrap_or(0).wrapping_sub(1);
+    // Drop the bits of the bytes past the code point, and keep the 11, 16 or 21 bits
+    // a code point of that length has (`len` is 2 to 4: the wrapping operations
+    // never wrap).
+    let shift = 24u32.wrapping_sub(6u32.wrapping_mul(len));
+    let mask = 1u32
+        .checked_shl(5u32.wrapping_mul(len).wrapping_add(1))
+        .unwrap_or(0)
+        .wrapping_sub(1);
     Decoded {
         cp: payload.checked_shr(shift).unwrap_or(0) & mask,
-        len,
+        len: len as usize,
     }
 }
 
@@ -127,10 +86,6 @@ pub(super) fn drop_dense<S: KeepSink>(
     let mut last_drop = from;
     // Offsets below: `i` and `next` stay within the text (whole code points), and
     // `last_drop <= i`, so the wrapping operations never wrap.
-    let mut kept = Kept {
-        buf: [0; GATHER],
-        len: 0,
-    };
     while let Some(&b) = bytes.get(i) {
         if b < 0x80 {
             dead = is_inert(u32::from(b));
@@ -147,10 +102,9 @@ pub(super) fn drop_dense<S: KeepSink>(
                 break;
             }
             if i > run {
-                kept.run(text.get(run..i).unwrap_or_default(), sink);
+                sink.text(text.get(run..i).unwrap_or_default());
             }
             if S::DROPS {
-                kept.flush(sink);
                 let at = pos.saturating_add(i.saturating_sub(from));
                 sink.dropped(at, char::from_u32(cp).unwrap_or('\u{FFFD}'));
             }
@@ -167,9 +121,8 @@ pub(super) fn drop_dense<S: KeepSink>(
         i = next;
     }
     if i > run {
-        kept.run(text.get(run..i).unwrap_or_default(), sink);
+        sink.text(text.get(run..i).unwrap_or_default());
     }
-    kept.flush(sink);
     DenseRun { end: i, dead }
 }
 

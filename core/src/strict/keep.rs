@@ -36,11 +36,6 @@ pub(crate) trait KeepSink {
     /// Whether the sink wants [`KeepSink::dropped`] calls (the dense path skips
     /// them otherwise).
     const DROPS: bool = false;
-    /// Whether the sink takes kept text gathered into copies (the dense path then
-    /// hands on a few hundred bytes at a time instead of the runs between dropped
-    /// code points). Otherwise every run is a slice of the text pushed (the strict
-    /// lint locates runs by their address).
-    const GATHER: bool = false;
     /// Kept text, in order.
     fn text(&mut self, s: &str);
     /// A member of D was dropped at byte `at` of the input.
