@@ -489,6 +489,13 @@ async function toolOutputSessions(client) {
     check(client, `${tag}: the subagent's next call does not run`, !existsSync(sub), `${sub} was created`);
     check(client, `${tag}: the parent's next call does not run`, !existsSync(parent), `${parent} was created`);
   }
+  // Headless `--resume` sent no API request against the mock on either build (each
+  // attempt waits out its 90 s): opt in with E2E_RESUME=1 rather than spend three
+  // minutes of every test run on a SKIP.
+  if (!process.env.E2E_RESUME) {
+    console.log(`SKIP  ${client.name}/${tag}: resume (not verified end to end; E2E_RESUME=1 tries it)`);
+    return;
+  }
   {
     const dir = tempDir('ts');
     const proj = join(dir, 'proj');
