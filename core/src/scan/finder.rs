@@ -9,7 +9,8 @@ use super::byteset::ByteSet;
 pub(super) const MAX_EQ: usize = 24;
 
 /// A byte set prepared for the block backends. Each backend reports a superset of
-/// the set's members (the AVX2 one reports exactly the set); [`Scanner`] filters
+/// the set's members (the AVX2 one reports the set's ASCII members exactly and its lead
+/// bytes by nibble tables, `pairs.rs`); [`Scanner`] filters
 /// candidates through the set before the caller's test sees them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Finder {

@@ -18,13 +18,13 @@ use core::arch::x86_64::{
 
 use super::Finder;
 use super::drop::SimdCompactor;
-use crate::rules::{ATTENTION_LEADS, EMOJI_SELECTOR_SEQ, PROSE_SEQS, STRIP_SEQS, Seq};
+use super::pairs;
+use crate::rules::{EMOJI_SELECTOR_SEQ, PROSE_SEQS, STRIP_SEQS, Seq};
 
 /// The rules' patterns as constant slices: the unrolled loops below fold each
 /// pattern's bytes into immediate operands.
 const PROSE_DROPS: &[Seq] = PROSE_SEQS.as_slice();
 const STRIP_DROPS: &[Seq] = STRIP_SEQS.as_slice();
-const LEAD_PATTERNS: &[Seq] = ATTENTION_LEADS.as_slice();
 
 /// Expands `$body` once per pattern of `$seqs` (a constant slice of
 /// [`crate::rules::Seq`]), with `$code` a constant naming it ([`Seq::code`]), so each
@@ -97,7 +97,7 @@ pub(super) fn vbmi2() -> Option<Vbmi2> {
 /// A 16-byte table as a vector.
 #[inline]
 #[target_feature(enable = "sse2")]
-fn table(t: [u8; 16]) -> __m128i {
+pub(super) fn table(t: [u8; 16]) -> __m128i {
     let v = u128::from_le_bytes(t);
     // Truncating casts split the 128 bits into the two 64-bit lanes.
     _mm_set_epi64x((v >> 64) as u64 as i64, v as u64 as i64)
@@ -182,22 +182,6 @@ fn within(x: __m256i, lo: u8, hi: u8) -> __m256i {
         _mm256_min_epu8(d, _mm256_set1_epi8(hi.wrapping_sub(lo) as i8)),
         d,
     )
-}
-
-/// 0xFF where byte `v` begins one of the refinement's patterns
-/// ([`crate::rules::ATTENTION_LEADS`]) given its next bytes `s`, `t` (the same lanes
-/// of the vectors loaded one and two bytes further).
-#[inline]
-#[target_feature(enable = "avx2")]
-fn lead_pairs(v: __m256i, s: __m256i, t: __m256i) -> __m256i {
-    let lanes = [v, s, t, t];
-    let mut any = _mm256_setzero_si256();
-    for_each_seq!(LEAD_PATTERNS, |CODE| {
-        if const { seq_enc_len(CODE) } > 1 {
-            any = _mm256_or_si256(any, seq_lanes::<CODE, false>(&lanes));
-        }
-    });
-    any
 }
 
 /// The encoded length of the pattern coded `code`.
@@ -342,10 +326,14 @@ unsafe fn avx2_blocks_unchecked(data: &[u8], whole: usize, f: &Finder) -> Option
                     };
                     let minus_one = _mm256_set1_epi8(-1);
                     // Keep ASCII members, and non-ASCII ones whose pair passes.
-                    let keep_a =
-                        _mm256_or_si256(_mm256_cmpgt_epi8(va, minus_one), lead_pairs(va, sa, ta));
-                    let keep_b =
-                        _mm256_or_si256(_mm256_cmpgt_epi8(vb, minus_one), lead_pairs(vb, sb, tb));
+                    let keep_a = _mm256_or_si256(
+                        _mm256_cmpgt_epi8(va, minus_one),
+                        pairs::lead_pairs(va, sa, ta),
+                    );
+                    let keep_b = _mm256_or_si256(
+                        _mm256_cmpgt_epi8(vb, minus_one),
+                        pairs::lead_pairs(vb, sb, tb),
+                    );
                     ha = _mm256_and_si256(ha, keep_a);
                     hb = _mm256_and_si256(hb, keep_b);
                 }

@@ -1,0 +1,189 @@
+//! The lead refinement of the AVX2 block scan as nibble tables (issue 17).
+//!
+//! The refinement asks, for each attention lead byte of a block, whether the two
+//! bytes after it can continue one of [`ATTENTION_LEADS`]' patterns. Compared
+//! pattern by pattern it costs about a hundred vector operations per 32 bytes,
+//! and in mixed prose four blocks in ten hold a lead byte (the em dash, curly
+//! quotes and the ellipsis begin with `E2`). Here each group of patterns sharing
+//! their first two bytes is one bit, and a byte's bits are the AND of six 16-entry
+//! lookups — the high and low nibble of the byte and of the next two (the
+//! Keiser–Lemire shape of a UTF-8 validator): twelve shuffles for sixteen groups.
+//!
+//! A group's test is the product of its bytes' nibble sets, so it may answer yes
+//! for a few more triples than its patterns hold (never fewer): the scanner checks
+//! every candidate with the exact scalar test ([`super::finder::lead_may_attend`])
+//! before its caller sees it. The tables are derived at compile time from the rules.
+
+use core::arch::x86_64::{
+    __m256i, _mm256_and_si256, _mm256_broadcastsi128_si256, _mm256_cmpeq_epi8, _mm256_or_si256,
+    _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
+    _mm256_xor_si256,
+};
+
+use crate::rules::{ATTENTION_LEADS, Seq};
+
+/// Groups the tables hold: two 8-bit halves.
+const MAX_GROUPS: usize = 16;
+
+/// Six nibble tables (byte `k` of a triple, high then low nibble), a group a bit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct PairTables {
+    /// `nib[2 * k]` by the high nibble of byte `k`, `nib[2 * k + 1]` by the low one.
+    pub(super) nib: [[u16; 16]; 6],
+    /// Groups in use.
+    pub(super) groups: usize,
+}
+
+/// The first two bytes' ranges of a pattern: what makes a group.
+const fn same_head(a: &Seq, b: &Seq) -> bool {
+    a.lo[0] == b.lo[0] && a.hi[0] == b.hi[0] && a.lo[1] == b.lo[1] && a.hi[1] == b.hi[1]
+}
+
+/// Sets `bit` in `t[hi]` and `t[lo + 1]` for every byte of `lo..=hi` (both nibble
+/// tables of one byte position).
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+const fn mark(t: &mut [[u16; 16]; 6], k: usize, lo: u8, hi: u8, bit: u16) {
+    // `k < 3`, nibbles below 16.
+    let mut b = lo as usize;
+    while b <= hi as usize {
+        t[2 * k][b >> 4] |= bit;
+        t[2 * k + 1][b & 15] |= bit;
+        b += 1;
+    }
+}
+
+/// The tables of [`ATTENTION_LEADS`]' multi-byte patterns.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+pub(super) const PAIRS: PairTables = {
+    // Indexes: groups below MAX_GROUPS (checked), byte positions below 3.
+    let seqs = ATTENTION_LEADS.as_slice();
+    let mut t = PairTables {
+        nib: [[0; 16]; 6],
+        groups: 0,
+    };
+    let mut heads = [0usize; MAX_GROUPS];
+    let mut i = 0;
+    while i < seqs.len() {
+        let s = seqs[i];
+        if s.enc_len >= 2 {
+            let mut g = 0;
+            while g < t.groups && !same_head(&seqs[heads[g]], &s) {
+                g += 1;
+            }
+            if g == t.groups {
+                assert!(t.groups < MAX_GROUPS, "pairs: raise MAX_GROUPS");
+                heads[g] = i;
+                t.groups += 1;
+            }
+            let bit = 1u16 << g;
+            mark(&mut t.nib, 0, s.lo[0], s.hi[0], bit);
+            mark(&mut t.nib, 1, s.lo[1], s.hi[1], bit);
+            if s.len >= 3 {
+                mark(&mut t.nib, 2, s.lo[2], s.hi[2], bit);
+            } else {
+                // A two-byte pattern: any third byte.
+                mark(&mut t.nib, 2, 0, 0xFF, bit);
+            }
+        }
+        i += 1;
+    }
+    t
+};
+
+impl PairTables {
+    /// Whether the triple `b0 b1 b2` passes the tables (the scalar model of
+    /// [`lead_pairs`], for tests).
+    #[cfg(test)]
+    pub(super) fn passes(&self, b: [u8; 3]) -> bool {
+        let mut acc = u16::MAX;
+        for (k, &x) in b.iter().enumerate() {
+            acc &= self.nib[2 * k][usize::from(x >> 4)] & self.nib[2 * k + 1][usize::from(x & 15)];
+        }
+        acc != 0
+    }
+}
+
+/// The tables split into byte tables: `[0]` for groups 0–7, `[1]` for groups 8–15.
+#[allow(clippy::indexing_slicing)]
+const HALVES: [[[u8; 16]; 6]; 2] = {
+    // Indexes below 6, 16 and 2.
+    let mut h = [[[0u8; 16]; 6]; 2];
+    let mut k = 0;
+    while k < 6 {
+        let mut n = 0;
+        while n < 16 {
+            let [lo, hi] = PAIRS.nib[k][n].to_le_bytes();
+            h[0][k][n] = lo;
+            h[1][k][n] = hi;
+            n += 1;
+        }
+        k += 1;
+    }
+    h
+};
+
+/// The AND of one half's six lookups.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn lookups(nibbles: &[__m256i; 6], tables: &[[u8; 16]; 6]) -> __m256i {
+    let mut acc = _mm256_set1_epi8(-1);
+    for (&t, &n) in tables.iter().zip(nibbles) {
+        let t = _mm256_broadcastsi128_si256(super::x86::table(t));
+        acc = _mm256_and_si256(acc, _mm256_shuffle_epi8(t, n));
+    }
+    acc
+}
+
+/// 0xFF where byte `v` and its next bytes `s`, `t` (the same lanes of the vectors
+/// loaded one and two bytes further) may begin a multi-byte attention code point:
+/// a superset of the patterns (see the module's text), 0 for every ASCII byte.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(super) fn lead_pairs(v: __m256i, s: __m256i, t: __m256i) -> __m256i {
+    let low = _mm256_set1_epi8(0x0F);
+    let hi = |x: __m256i| _mm256_and_si256(_mm256_srli_epi16::<4>(x), low);
+    let lo = |x: __m256i| _mm256_and_si256(x, low);
+    let nibbles = [hi(v), lo(v), hi(s), lo(s), hi(t), lo(t)];
+    let [low_groups, high_groups] = &HALVES;
+    let mut any = lookups(&nibbles, low_groups);
+    if const { PAIRS.groups > 8 } {
+        any = _mm256_or_si256(any, lookups(&nibbles, high_groups));
+    }
+    let zero = _mm256_setzero_si256();
+    // 0xFF where `any` is not zero.
+    _mm256_xor_si256(_mm256_cmpeq_epi8(any, zero), _mm256_set1_epi8(-1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scan::finder::lead_may_attend;
+
+    #[test]
+    fn the_tables_are_a_superset_of_the_patterns_and_ascii_never_passes() {
+        for b0 in 0..=255u8 {
+            for b1 in 0..=255u8 {
+                for b2 in 0..=255u8 {
+                    let b = [b0, b1, b2];
+                    let passes = PAIRS.passes(b);
+                    if b0 < 0x80 {
+                        assert!(!passes, "{b:02X?}");
+                    }
+                    if b0 >= 0x80 && crate::rules::is_attention_lead(b0) && lead_may_attend(&b, 0) {
+                        assert!(passes, "{b:02X?}");
+                    }
+                }
+            }
+        }
+        // The common non-attention punctuation of prose does not pass.
+        for s in ["—", "–", "’", "“", "”", "…", "€", "é", "中", "°", "™", "→"]
+        {
+            let e = s.as_bytes();
+            let mut b = [0u8; 3];
+            for (d, &x) in b.iter_mut().zip(e) {
+                *d = x;
+            }
+            assert!(!PAIRS.passes(b), "{s}");
+        }
+    }
+}
