@@ -19,10 +19,18 @@ mod x86;
 #[allow(unsafe_code)]
 mod portable;
 
+// UTF-8 validation with AVX-512 BW: vector loads.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+#[allow(unsafe_code)]
+mod x86_utf8;
+
 mod backend;
+// The AVX2 scan's lead refinement by nibble tables (no unsafe: AVX2 callers only).
 mod byteset;
 mod drop;
 mod finder;
+#[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+mod pairs;
 mod swar;
 
 pub use backend::{Backend, backend_name};

@@ -232,6 +232,14 @@ impl Backend {
     #[inline]
     pub(crate) fn to_str(self, bytes: &[u8]) -> Result<&str, core::str::Utf8Error> {
         #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+        if let Compactor::Simd(SimdCompactor::Avx512(cpu)) = self.drops {
+            // AVX-512 BW: 64 bytes a step (issue 17), any length.
+            return match super::x86_utf8::validate_utf8(bytes, cpu) {
+                Some(text) => Ok(text),
+                None => core::str::from_utf8(bytes),
+            };
+        }
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
         if bytes.len() >= 64
             && let Some(cpu) = self.avx2
             && let Some(text) = x86::validate_utf8(bytes, cpu)
