@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Runs every class of malformed hook input through both guards and prints the observed
 # decision as a Markdown table (ROBUSTNESS.md carries its output).
-#   scripts/fail-closed-matrix.sh [path/to/airlock]
+#   scripts/fail-closed-matrix.sh [--check] [path/to/airlock]
+# With --check (the test command) it also fails unless every malformed input is
+# denied by write-scope (exit 2) and blocked by send-gate, and the control write is
+# allowed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+check=0
+if [ "${1:-}" = --check ]; then check=1; shift; fi
 bin=$(realpath -m "${1:-target/release/airlock}")
 [ -x "$bin" ] || cargo build --release -p airlock-cli --quiet
 work=$(mktemp -d)
@@ -49,7 +54,9 @@ cases=(
 decide_ws() {
   out=$("$bin" hook write-scope --allow AUDIT.md --allow-dir tmp/audit --allow-tool Read "$@" 2>/dev/null)
   code=$?
-  if printf '%s' "$out" | grep -q '"permissionDecision":"deny"'; then
+  # A pattern test, not `printf | grep -q`: under pipefail, printf dies of SIGPIPE
+  # when grep stops reading at its first match, and the deny was read as no deny.
+  if [[ $out == *'"permissionDecision":"deny"'* ]]; then
     reason=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["hookSpecificOutput"]["permissionDecisionReason"])' | sed 's/^airlock write-scope: //' | cut -c1-50 | tr '|' '/')
     # A deny is the JSON line and exit 2; anything else would be a regression worth seeing.
     if [ $code -eq 2 ]; then echo "deny: ${reason}…"; else echo "deny, but exit $code: ${reason}…"; fi
@@ -60,8 +67,16 @@ decide_ws() {
 decide_sg() {
   err=$(AIRLOCK_SEND_GATE_CONFIG=${AIRLOCK_SEND_GATE_CONFIG:-$cfg} AIRLOCK_SEND_GATE_STATE="$work/state" "$bin" hook send-gate 2>&1 >/dev/null)
   code=$?
-  reason=$(printf '%s' "$err" | head -n1 | sed 's/^airlock send-gate BLOCKED: //' | cut -c1-60 | tr '|' '/')
+  # The first line by expansion (`head -n1` would stop reading early: SIGPIPE).
+  reason=$(printf '%s' "${err%%$'\n'*}" | sed 's/^airlock send-gate BLOCKED: //' | cut -c1-60 | tr '|' '/')
   if [ $code -eq 2 ]; then echo "block: ${reason}…"; elif [ $code -eq 0 ]; then echo "**pass**"; else echo "exit $code"; fi
+}
+
+bad=0
+# expect NAME GOT PATTERN: a glob the observed decision must match.
+expect() {
+  # shellcheck disable=SC2053
+  if [[ $2 != $3 ]]; then echo "fail-closed-matrix: $1: got '$2', expected '$3'" >&2; bad=$((bad + 1)); fi
 }
 
 echo "| input | write-scope | send-gate |"
@@ -72,13 +87,22 @@ for c in "${cases[@]}"; do
   ws=$(cd "$work/root" && printf '%s' "$json" | sed "s|^{|{\"cwd\":\"$work/root\",|; s|^{\"cwd\":\"[^\"]*\",}|{}|" | decide_ws)
   sg=$(printf '%s' "$json" | decide_sg)
   echo "| $name | $ws | $sg |"
+  expect "$name (write-scope)" "$ws" 'deny: *'; expect "$name (send-gate)" "$sg" 'block: *'
 done
 ws=$(printf '\xff\xfe{}' | decide_ws); sg=$(printf '\xff\xfe{}' | decide_sg)
 echo "| invalid UTF-8 | $ws | $sg |"
+expect "invalid UTF-8 (write-scope)" "$ws" 'deny: *'; expect "invalid UTF-8 (send-gate)" "$sg" 'block: *'
 ws=$(decide_ws < "$big"); sg=$(decide_sg < "$big")
 echo "| input over 8 MiB | $ws | $sg |"
+expect "over 8 MiB (write-scope)" "$ws" 'deny: *'; expect "over 8 MiB (send-gate)" "$sg" 'block: *'
 ws=$(cd "$work/root" && printf '{"tool_name":"Write","tool_input":{"file_path":"AUDIT.md"},"cwd":"%s"}' "$work/root" | decide_ws)
 sg=$(printf '{"tool_name":"mcp__mail__send_email","tool_input":{"body":"hello"}}' | AIRLOCK_SEND_GATE_CONFIG=/nonexistent decide_sg)
 echo "| control: allowed write / send with missing config | $ws | $sg |"
+expect "control write" "$ws" '\*\*allow\*\*'; expect "missing config" "$sg" 'block: *'
 sg=$(printf '{"tool_name":"mcp__mail__send_email","tool_input":{"body":"hello"}}' | AIRLOCK_SEND_GATE_TEST_PANIC=1 decide_sg)
 echo "| injected panic (send-gate test hook) | — | $sg |"
+expect "injected panic" "$sg" 'block: *'
+if [ $check -eq 1 ] && [ $bad -gt 0 ]; then
+  echo "fail-closed-matrix: $bad decisions were not fail-closed" >&2
+  exit 1
+fi

@@ -48,6 +48,10 @@ ffi/go/test.sh
 step "real Claude Code end to end: pinned npm builds, mock API, the hooks (skipped loudly without the packages)"
 tests/claude/run.sh
 
+step "fail-closed matrix: every malformed hook input denied and blocked (a few s)"
+cargo build --release --locked -p airlock-cli --quiet
+scripts/fail-closed-matrix.sh --check target/release/airlock >/dev/null
+
 step "throughput ratio gate (quick, a few s; interleaved, thread CPU time, floors per backend)"
 cargo run --release --locked -p airlock-benches --bin gate -- --quick
 cargo run --release --locked -p airlock-benches --bin gate -- --quick --portable
