@@ -24,6 +24,11 @@ mod portable;
 #[allow(unsafe_code)]
 mod x86_utf8;
 
+// The block scan with AVX-512 BW: vector loads.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+#[allow(unsafe_code)]
+mod x86_scan512;
+
 mod backend;
 // The AVX2 scan's lead refinement by nibble tables (no unsafe: AVX2 callers only).
 mod byteset;

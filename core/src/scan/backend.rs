@@ -22,6 +22,9 @@ pub(crate) enum Blocks {
     /// 32-byte vectors with exact nibble-table membership.
     #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
     Avx2(x86::Avx2),
+    /// 64-byte vectors, the AVX2 tests on mask registers (AVX-512 BW).
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+    Avx512(x86::Vbmi2),
 }
 
 impl Blocks {
@@ -50,6 +53,11 @@ impl Blocks {
             Blocks::Avx2(cpu) => {
                 let data = rest.get(..whole.saturating_add(ahead)).unwrap_or_default();
                 x86::avx2_blocks(data, whole, f, cpu)
+            }
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            Blocks::Avx512(cpu) => {
+                let data = rest.get(..whole.saturating_add(ahead)).unwrap_or_default();
+                super::x86_scan512::avx512_blocks(data, whole, f, cpu)
             }
         };
         if let Some((offset, mask)) = found {
@@ -156,7 +164,7 @@ impl Backend {
             }
             if let (Some(cpu), Some(vbmi2), Some(slot)) = (avx2, x86::vbmi2(), all.get_mut(3)) {
                 *slot = Some(Backend {
-                    blocks: Blocks::Avx2(cpu),
+                    blocks: Blocks::Avx512(vbmi2),
                     drops: Compactor::Simd(SimdCompactor::Avx512(vbmi2)),
                     avx2: Some(cpu),
                 });
@@ -205,7 +213,11 @@ impl Backend {
             #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
             (Blocks::Sse2, _) => "sse2",
             #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
-            (Blocks::Avx2(_), Compactor::Simd(SimdCompactor::Avx512(_))) => "avx512",
+            (Blocks::Avx2(_) | Blocks::Avx512(_), Compactor::Simd(SimdCompactor::Avx512(_))) => {
+                "avx512"
+            }
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            (Blocks::Avx512(_), _) => "avx512",
             #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
             (Blocks::Avx2(_), _) => "avx2",
         }
@@ -219,6 +231,8 @@ impl Backend {
             Blocks::Sse2 => "SSE2",
             #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
             Blocks::Avx2(_) => "AVX2",
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            Blocks::Avx512(_) => "AVX-512",
         }
     }
 

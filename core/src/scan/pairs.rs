@@ -105,7 +105,7 @@ impl PairTables {
 
 /// The tables split into byte tables: `[0]` for groups 0–7, `[1]` for groups 8–15.
 #[allow(clippy::indexing_slicing)]
-const HALVES: [[[u8; 16]; 6]; 2] = {
+pub(super) const HALVES: [[[u8; 16]; 6]; 2] = {
     // Indexes below 6, 16 and 2.
     let mut h = [[[0u8; 16]; 6]; 2];
     let mut k = 0;

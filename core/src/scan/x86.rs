@@ -75,8 +75,8 @@ pub(crate) struct Vbmi2 {
     _detected: (),
 }
 
-/// AVX2, when the CPU has it. AVX-512 is not used for the scan: it is bound by
-/// memory bandwidth at 32 bytes a vector already, and valgrind cannot run it.
+/// AVX2, when the CPU has it. (The `avx512` backend scans with AVX-512 BW,
+/// `x86_scan512.rs`; valgrind cannot run it, so `instr` forces AVX2.)
 #[inline]
 pub(super) fn avx2() -> Option<Avx2> {
     cpuid_avx2::get().then_some(Avx2 { _detected: () })
