@@ -5,6 +5,10 @@ against reading the same file (`cat FILE >/dev/null`), interleaved in one run
 machine's waits are not counted) and of wall time, and each run's peak RSS.
 
     benches/cli.py [--bin target/release/airlock] [--mib 256] [--kind mixed] [--rounds 5]
+                   [--baseline OTHER/airlock]
+
+With --baseline, each round also runs the same command with the other binary (read,
+cmd, baseline, ...), and each row reports both: a before/after in one run.
 
 Reports only; never fails. Prints one JSON object per command, then a table.
 """
@@ -42,6 +46,7 @@ def main():
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--file", default=None)
     p.add_argument("--only", default="", help="comma-separated command names")
+    p.add_argument("--baseline", default=None, help="another airlock binary, run interleaved")
     a = p.parse_args()
     path = a.file or f"/tmp/airlock-bench-{a.kind}-{a.mib}.txt"
     if not os.path.exists(path) or os.path.getsize(path) != a.mib << 20:
@@ -66,10 +71,13 @@ def main():
     for name, argv in commands.items():
         if only and not any(o in name for o in only):
             continue
-        reads, cmds = [], []
+        reads, cmds, bases = [], [], []
+        base_argv = [a.baseline if x == a.bin else x for x in argv] if a.baseline else None
         for _ in range(a.rounds):
             reads.append(run(read))
             cmds.append(run(argv))
+            if base_argv:
+                bases.append(run(base_argv))
         r_cpu = statistics.median(x[1] for x in reads)
         c_cpu = statistics.median(x[1] for x in cmds)
         r_wall = statistics.median(x[0] for x in reads)
@@ -86,12 +94,22 @@ def main():
             "cmd_gb_s_wall": round(size / c_wall / 1e9, 2),
             "peak_rss_kib": max(x[2] for x in cmds),
         }
+        if bases:
+            b_cpu = statistics.median(x[1] for x in bases)
+            b_wall = statistics.median(x[0] for x in bases)
+            row["baseline_ratio_cpu"] = round(r_cpu / b_cpu, 3) if b_cpu else None
+            row["baseline_ratio_wall"] = round(r_wall / b_wall, 3)
+            row["baseline_peak_rss_kib"] = max(x[2] for x in bases)
         rows.append(row)
         print(json.dumps(row), flush=True)
     print(f"\n{size >> 20} MiB of {a.kind}, {a.rounds} interleaved rounds, medians")
-    print(f"{'command':<32} {'ratio cpu':>9} {'ratio wall':>10} {'GB/s wall':>9} {'peak RSS':>9}")
+    print(f"{'command':<32} {'ratio cpu':>9} {'ratio wall':>10} {'GB/s wall':>9} {'peak RSS':>9}"
+          + (f" {'baseline cpu':>12} {'wall':>6}" if a.baseline else ""))
     for r in rows:
-        print(f"{r['command']:<32} {r['ratio_cpu']:>9} {r['ratio_wall']:>10} {r['cmd_gb_s_wall']:>9} {r['peak_rss_kib'] // 1024:>6} MiB")
+        line = f"{r['command']:<32} {r['ratio_cpu']:>9} {r['ratio_wall']:>10} {r['cmd_gb_s_wall']:>9} {r['peak_rss_kib'] // 1024:>6} MiB"
+        if "baseline_ratio_cpu" in r:
+            line += f" {r['baseline_ratio_cpu']:>12} {r['baseline_ratio_wall']:>6}"
+        print(line)
 
 
 if __name__ == "__main__":
