@@ -402,15 +402,20 @@ pub(crate) fn strip(args: &StripArgs) -> Result<Outcome> {
     }
     let mut chunks = RawChunks::open(&input)?;
     let mut stream = StripStream::new();
-    let mut kept = Vec::with_capacity(io::RAW_CHUNK);
-    let mut out = std::io::stdout().lock();
+    // Runs are written as they come (a run of a clean chunk is the chunk: written
+    // from the input's buffer, not copied), short ones gathered by the buffer.
+    let mut out = io::stdout();
+    let mut written = Ok(());
     while let Some(chunk) = chunks.next_chunk()? {
-        kept.clear();
-        let fed = stream.feed(chunk, |run| kept.extend_from_slice(run.as_bytes()));
+        let fed = stream.feed_whole(chunk, |run| {
+            if written.is_ok() {
+                written = out.write_all(run.as_bytes());
+            }
+        });
+        std::mem::replace(&mut written, Ok(()))?;
         if let Err(e) = fed {
             return Err(chunks.utf8_error(e.offset()));
         }
-        out.write_all(&kept)?;
     }
     stream.finish().map_err(|e| chunks.utf8_error(e.offset()))?;
     out.flush()?;

@@ -293,6 +293,29 @@ impl StripStream {
         })
     }
 
+    /// [`StripStream::feed`], handing out nothing of a chunk that holds invalid
+    /// UTF-8 (the whole chunk is validated before its first run is emitted), so a
+    /// caller may write runs as they come and still write nothing of a bad chunk.
+    pub fn feed_whole(
+        &mut self,
+        chunk: &[u8],
+        mut emit: impl FnMut(&str),
+    ) -> Result<(), Utf8Error> {
+        let backend = Backend::best();
+        let decoded = self.utf8.decode(chunk);
+        if let Some(e) = decoded.error {
+            return Err(e);
+        }
+        for piece in [decoded.carried, decoded.text] {
+            if !piece.is_empty() {
+                let mut runs = StripRuns::after(piece, self.prev, backend);
+                self.prev = runs.last_char();
+                runs.by_ref().for_each(&mut emit);
+            }
+        }
+        Ok(())
+    }
+
     /// Ends the stream: an incomplete code point at the end is an error.
     pub fn finish(&self) -> Result<(), Utf8Error> {
         self.utf8.finish()
@@ -394,5 +417,30 @@ mod tests {
                 proptest::prop_assert_eq!(got_exact.as_deref(), Ok(expected.as_str()));
             }
         }
+    }
+
+    #[test]
+    fn feed_whole_matches_feed_and_hands_out_nothing_of_a_bad_chunk() {
+        let text = "a\u{200B}b❤\u{FE0F}c\u{FE0F}—\u{E0041}😀 ".repeat(40);
+        for size in [1, 2, 3, 5, 64, 100, 1000] {
+            let (mut a, mut b) = (StripStream::new(), StripStream::new());
+            let (mut out_a, mut out_b) = (String::new(), String::new());
+            for chunk in text.as_bytes().chunks(size) {
+                a.feed(chunk, |r| out_a.push_str(r)).unwrap();
+                b.feed_whole(chunk, |r| out_b.push_str(r)).unwrap();
+            }
+            assert_eq!(out_a, out_b, "size {size}");
+            assert_eq!(out_b, strip_invisibles(&text).to_string());
+        }
+        let mut s = StripStream::new();
+        let mut out = String::new();
+        s.feed_whole(b"ok \xE2\x80", |r| out.push_str(r)).unwrap();
+        let e = s
+            .feed_whole(b"\x8Bmore clean text\xFFtail", |r| out.push_str(r))
+            .unwrap_err();
+        // The bad chunk's text (the carried U+200B, dropped, and `more clean
+        // text`) is not handed out; the offset is the stream's.
+        assert_eq!(out, "ok ");
+        assert_eq!(e.offset(), 21);
     }
 }
