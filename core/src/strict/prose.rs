@@ -83,13 +83,26 @@ pub fn strip_into<'o>(text: &str, out: &'o mut [u8]) -> Result<&'o str, BufferTo
     strip_each(text, |run| {
         let end = len.saturating_add(run.len());
         if let Some(dst) = out.get_mut(len..end) {
-            dst.copy_from_slice(run.as_bytes());
+            copy_run(dst, run.as_bytes());
             len = end;
         }
     });
     let written = out.get(..len).unwrap_or_default();
     // Whole runs of a `str` were copied.
     Ok(core::str::from_utf8(written).unwrap_or_default())
+}
+
+/// Copies `src` into `dst` (of the same length). Between dense members of D step 2
+/// keeps runs of one byte (the letter between two of them), and `copy_from_slice` of
+/// a length not known here is a call to `memcpy` (a third of strict strip's
+/// instructions on such text, BENCHMARKS.md).
+#[inline(always)]
+fn copy_run(dst: &mut [u8], src: &[u8]) {
+    if let ([d], [s]) = (&mut *dst, src) {
+        *d = *s;
+        return;
+    }
+    dst.copy_from_slice(src);
 }
 
 /// Strict strip over a byte stream fed in chunks of any size, in constant memory.
@@ -265,7 +278,7 @@ impl KeepSink for MatchSink<'_, '_, '_, '_> {
         }
         let end = self.batch_len.saturating_add(s.len());
         if let Some(dst) = self.batch.get_mut(self.batch_len..end) {
-            dst.copy_from_slice(s.as_bytes());
+            copy_run(dst, s.as_bytes());
             self.batch_len = end;
         } else {
             self.writer.fault = true;
