@@ -5,10 +5,13 @@
 //! every context ("dead": a member of D, or [`super::class::is_inert`]). Such runs
 //! are decided here with a byte or two of state instead of one trip per code point
 //! through the keep rules (decode, window, trie walks, history). Kept runs are handed
-//! on as slices of the text (the strict lint locates them by address). What this cannot decide (a keepable member
-//! after a live code point) goes back to [`super::keep::Keeper`], which rebuilds its
-//! history and joining state from the text it consumed. Every backend runs this
-//! same code, so they compute the same bytes.
+//! on as slices of the text (the strict lint locates them by address), or, for a
+//! sink that offers room ([`KeepSink::room`]: `strip_into`'s buffer, sanitize's
+//! batch), written there a byte at a time, without a hand-off per one-byte run.
+//! What this cannot decide (a keepable member after a live code point) goes back to
+//! [`super::keep::Keeper`], which rebuilds its history and joining state from the
+//! text it consumed. Every backend runs this same code, so they compute the same
+//! bytes.
 
 use super::class::{in_drop_set_fast, is_inert, is_keepable};
 use super::keep::KeepSink;
@@ -80,6 +83,13 @@ pub(super) fn drop_dense<S: KeepSink>(
     sink: &mut S,
 ) -> DenseRun {
     let bytes = text.as_bytes();
+    if !S::DROPS
+        && let Some(room) = sink.room(bytes.len().saturating_sub(from))
+    {
+        let run = gather_dense(bytes, from, dead, room);
+        sink.gathered(run.kept);
+        return run.run;
+    }
     let mut i = from;
     // Start of the kept run not yet handed on, and the end of the last drop.
     let mut run = from;
@@ -126,9 +136,248 @@ pub(super) fn drop_dense<S: KeepSink>(
     DenseRun { end: i, dead }
 }
 
+/// A dense run whose kept bytes were written into the sink's space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Gathered {
+    run: DenseRun,
+    /// Kept bytes written.
+    kept: usize,
+}
+
+/// [`drop_dense`] writing the kept bytes into `room` (at least the rest of the text
+/// long, so every kept byte has its place) instead of handing on runs: the same
+/// decisions, and the same stops, a code point at a time.
+#[inline]
+fn gather_dense(bytes: &[u8], from: usize, mut dead: bool, room: &mut [u8]) -> Gathered {
+    let mut i = from;
+    let mut k = 0usize;
+    let mut last_drop = from;
+    // Offsets below: `i` and `next` stay within the text (whole code points),
+    // `last_drop <= i`, and `k <= i - from` (kept bytes are bytes of the text), so
+    // the wrapping operations never wrap.
+    while let Some(&b) = bytes.get(i) {
+        if b < 0x80 {
+            if let Some(slot) = room.get_mut(k) {
+                *slot = b;
+            }
+            k = k.wrapping_add(1);
+            dead = is_inert(u32::from(b));
+            i = i.wrapping_add(1);
+            if i.wrapping_sub(last_drop) > SPARSE {
+                break;
+            }
+            continue;
+        }
+        let Decoded { cp, len } = decode(bytes, i);
+        let next = i.wrapping_add(len);
+        if in_drop_set_fast(cp) {
+            if !dead && is_keepable(cp) {
+                break;
+            }
+            dead = true;
+            last_drop = next;
+        } else {
+            let src = bytes.get(i..next).unwrap_or_default();
+            for (slot, &c) in room.iter_mut().skip(k).zip(src) {
+                *slot = c;
+            }
+            k = k.wrapping_add(len);
+            dead = is_inert(cp);
+            if next.wrapping_sub(last_drop) > SPARSE {
+                i = next;
+                break;
+            }
+        }
+        i = next;
+    }
+    Gathered {
+        run: DenseRun { end: i, dead },
+        kept: k,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::strict::keep::Keeper;
+    use std::string::String;
+    use std::vec::Vec;
+
+    /// Takes the kept runs one by one.
+    struct Runs(String);
+    impl KeepSink for Runs {
+        fn text(&mut self, s: &str) {
+            self.0.push_str(s);
+        }
+    }
+
+    /// Offers `cap` bytes of room (the dense path gathers when that is enough).
+    struct Room {
+        out: String,
+        buf: Vec<u8>,
+        cap: usize,
+        gathers: usize,
+    }
+    impl KeepSink for Room {
+        fn text(&mut self, s: &str) {
+            self.out.push_str(s);
+        }
+        fn room(&mut self, need: usize) -> Option<&mut [u8]> {
+            if need > self.cap {
+                return None;
+            }
+            self.buf.clear();
+            self.buf.resize(self.cap, 0xFF);
+            Some(&mut self.buf)
+        }
+        fn gathered(&mut self, n: usize) {
+            self.gathers += 1;
+            self.out
+                .push_str(core::str::from_utf8(&self.buf[..n]).unwrap());
+        }
+    }
+
+    /// Letters, keycap bases, inert and live code points, and members of D, both
+    /// keepable ones (ZWJ, ZWNJ, U+FE0E/F, tags) and ones never kept.
+    const POOL: &[char] = &[
+        'a',
+        'q',
+        'Z',
+        ' ',
+        '1',
+        '#',
+        '*',
+        '-',
+        '\u{2014}',
+        '\u{85}',
+        '\u{A0}',
+        '\u{E9}',
+        '\u{4E2D}',
+        '\u{1F600}',
+        '\u{2764}',
+        '\u{0915}',
+        '\u{094D}',
+        '\u{0628}',
+        '\u{200B}',
+        '\u{200C}',
+        '\u{200D}',
+        '\u{202E}',
+        '\u{2060}',
+        '\u{FEFF}',
+        '\u{AD}',
+        '\u{115F}',
+        '\u{3164}',
+        '\u{FE0E}',
+        '\u{FE0F}',
+        '\u{E0041}',
+        '\u{E0067}',
+        '\u{E007F}',
+        '\u{E0100}',
+        '\u{1F3F4}',
+    ];
+
+    /// Deterministic text of `n` code points, mostly a letter and a member of D.
+    fn dense_text(seed: u64, n: usize) -> String {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut t = String::new();
+        for k in 0..n {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let c = if k % 2 == 0 && !x.is_multiple_of(4) {
+                char::from(b'a' + (x >> 8) as u8 % 26)
+            } else {
+                POOL[(x >> 16) as usize % POOL.len()]
+            };
+            t.push(c);
+        }
+        t
+    }
+
+    #[test]
+    fn gathering_computes_what_the_runs_compute() {
+        for seed in 0..300u64 {
+            let text = dense_text(seed, 1 + (seed as usize % 90));
+            let starts: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+            for &from in &starts {
+                for dead in [false, true] {
+                    let mut runs = Runs(String::new());
+                    let want = drop_dense(&text, from, 7, dead, &mut runs);
+                    // Room for the rest of the text (gathers), and one byte short
+                    // of it (hands on runs).
+                    let need = text.len() - from;
+                    for cap in [need, need + 5, need.saturating_sub(1)] {
+                        let mut room = Room {
+                            out: String::new(),
+                            buf: Vec::new(),
+                            cap,
+                            gathers: 0,
+                        };
+                        let got = drop_dense(&text, from, 7, dead, &mut room);
+                        assert_eq!(got, want, "{text:?} from {from} dead {dead} cap {cap}");
+                        assert_eq!(
+                            room.out, runs.0,
+                            "{text:?} from {from} dead {dead} cap {cap}"
+                        );
+                        assert_eq!(room.gathers, usize::from(cap >= need));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn strip_into_gathers_what_strip_each_hands_on() {
+        use crate::strict::prose::{strip_each, strip_into};
+        for seed in 0..300u64 {
+            let mut text = dense_text(seed.wrapping_add(5000), 1 + (seed as usize % 200));
+            if seed.is_multiple_of(3) {
+                // Step 1 cuts the text into pieces.
+                let mid = (0..=text.len() / 2)
+                    .rev()
+                    .find(|&i| text.is_char_boundary(i))
+                    .unwrap();
+                text.insert_str(mid, "\u{1b}[31m");
+            }
+            let mut want = String::new();
+            strip_each(&text, |run| want.push_str(run));
+            // Room for the whole text, and exactly what is kept (the dense path
+            // cannot gather there and hands on runs).
+            for len in [text.len(), want.len()] {
+                let mut out = std::vec![0u8; len];
+                assert_eq!(strip_into(&text, &mut out).unwrap(), want, "{text:?} {len}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_gathering_keeper_keeps_what_a_handing_one_keeps() {
+        for seed in 0..200u64 {
+            let text = dense_text(seed.wrapping_add(1000), 1 + (seed as usize % 60));
+            // One piece, and two pieces at every code-point boundary.
+            let mut cuts: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+            cuts.push(text.len());
+            for &cut in &cuts {
+                let (a, b) = text.split_at(cut);
+                let mut runs = Runs(String::new());
+                let mut k = Keeper::new();
+                k.push(a, &mut runs);
+                k.push(b, &mut runs);
+                k.finish(&mut runs);
+                let mut room = Room {
+                    out: String::new(),
+                    buf: Vec::new(),
+                    cap: 256,
+                    gathers: 0,
+                };
+                let mut k = Keeper::new();
+                k.push(a, &mut room);
+                k.push(b, &mut room);
+                k.finish(&mut room);
+                assert_eq!(room.out, runs.0, "{text:?} cut at {cut}");
+            }
+        }
+    }
 
     #[test]
     fn decodes_every_code_point() {

@@ -42,6 +42,19 @@ pub(crate) trait KeepSink {
     fn dropped(&mut self, at: usize, c: char) {
         let _ = (at, c);
     }
+    /// Space for at least `need` kept bytes that the dense path may write into
+    /// directly (then reports them with [`KeepSink::gathered`]), or `None` to be
+    /// handed the kept runs with [`KeepSink::text`]. Between dense members of D the
+    /// runs are a byte each, and a hand-off per byte costs more than the byte.
+    fn room(&mut self, need: usize) -> Option<&mut [u8]> {
+        let _ = need;
+        None
+    }
+    /// `n` kept bytes (whole code points) were written at the start of the space
+    /// [`KeepSink::room`] gave.
+    fn gathered(&mut self, n: usize) {
+        let _ = n;
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

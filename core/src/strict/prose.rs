@@ -47,6 +47,19 @@ impl StripEngine {
         self.escapes.push(text, &mut |s| keeper.push(s, &mut sink));
     }
 
+    /// [`StripEngine::push`] into a sink of its own.
+    fn push_into(&mut self, text: &str, sink: &mut impl KeepSink) {
+        let keeper = &mut self.keeper;
+        self.escapes.push(text, &mut |s| keeper.push(s, sink));
+    }
+
+    /// [`StripEngine::finish`] into a sink of its own.
+    fn finish_into(&mut self, sink: &mut impl KeepSink) {
+        let keeper = &mut self.keeper;
+        self.escapes.finish(&mut |s| keeper.push(s, sink));
+        keeper.finish(sink);
+    }
+
     pub(crate) fn finish(&mut self, emit: impl FnMut(&str)) {
         let mut sink = StripSink(emit);
         let keeper = &mut self.keeper;
@@ -79,14 +92,11 @@ pub fn strip_into<'o>(text: &str, out: &'o mut [u8]) -> Result<&'o str, BufferTo
             return Err(BufferTooSmall { needed });
         }
     }
-    let mut len = 0usize;
-    strip_each(text, |run| {
-        let end = len.saturating_add(run.len());
-        if let Some(dst) = out.get_mut(len..end) {
-            copy_run(dst, run.as_bytes());
-            len = end;
-        }
-    });
+    let mut sink = IntoSink { out, len: 0 };
+    let mut engine = StripEngine::new();
+    engine.push_into(text, &mut sink);
+    engine.finish_into(&mut sink);
+    let IntoSink { out, len } = sink;
     let written = out.get(..len).unwrap_or_default();
     // Whole runs of a `str` were copied.
     Ok(core::str::from_utf8(written).unwrap_or_default())
@@ -103,6 +113,37 @@ fn copy_run(dst: &mut [u8], src: &[u8]) {
         return;
     }
     dst.copy_from_slice(src);
+}
+
+/// Steps 1–2 writing into a buffer: the dense path writes its kept bytes there
+/// directly (`strip_each`'s runs stay slices of the text, the strict lint locates
+/// them by address).
+struct IntoSink<'o> {
+    out: &'o mut [u8],
+    len: usize,
+}
+
+impl KeepSink for IntoSink<'_> {
+    #[inline]
+    fn text(&mut self, s: &str) {
+        let end = self.len.saturating_add(s.len());
+        if let Some(dst) = self.out.get_mut(self.len..end) {
+            copy_run(dst, s.as_bytes());
+            self.len = end;
+        }
+    }
+
+    #[inline]
+    fn room(&mut self, need: usize) -> Option<&mut [u8]> {
+        self.out
+            .get_mut(self.len..)
+            .filter(|room| room.len() >= need)
+    }
+
+    #[inline]
+    fn gathered(&mut self, n: usize) {
+        self.len = self.len.saturating_add(n).min(self.out.len());
+    }
 }
 
 /// Strict strip over a byte stream fed in chunks of any size, in constant memory.
@@ -283,6 +324,22 @@ impl KeepSink for MatchSink<'_, '_, '_, '_> {
         } else {
             self.writer.fault = true;
         }
+    }
+
+    #[inline]
+    fn room(&mut self, need: usize) -> Option<&mut [u8]> {
+        if need > BATCH {
+            return None;
+        }
+        if self.batch_len.saturating_add(need) > BATCH {
+            self.flush();
+        }
+        self.batch.get_mut(self.batch_len..)
+    }
+
+    #[inline]
+    fn gathered(&mut self, n: usize) {
+        self.batch_len = self.batch_len.saturating_add(n).min(BATCH);
     }
 }
 
