@@ -57,13 +57,14 @@ fn decode(bytes: &[u8], i: usize) -> Decoded {
     // Drop the bits of the bytes past the code point, and keep the 11, 16 or 21 bits
     // a code point of that length has (`len` is 2 to 4: the wrapping operations
     // never wrap).
-    let shift = 24u32.wrapping_sub(6u32.wrapping_mul(len));
-    let mask = 1u32
-        .checked_shl(5u32.wrapping_mul(len).wrapping_add(1))
-        .unwrap_or(0)
-        .wrapping_sub(1);
+    // By length (0 to 4; 0 and 1 are not lead bytes and never come here).
+    const SHIFT: [u32; 8] = [0, 0, 12, 6, 0, 0, 0, 0];
+    const MASK: [u32; 8] = [0, 0, 0x7FF, 0xFFFF, 0x1F_FFFF, 0, 0, 0];
+    let l = (len & 7) as usize;
+    let shift = SHIFT.get(l).copied().unwrap_or(0);
+    let mask = MASK.get(l).copied().unwrap_or(0);
     Decoded {
-        cp: payload.checked_shr(shift).unwrap_or(0) & mask,
+        cp: payload.wrapping_shr(shift) & mask,
         len: len as usize,
     }
 }
@@ -136,6 +137,14 @@ pub(super) fn drop_dense<S: KeepSink>(
     DenseRun { end: i, dead }
 }
 
+/// [`is_inert`] of an ASCII byte: the keycap bases (`#`, `*`, digits) are all below
+/// 64, so one 64-bit word holds them.
+#[inline(always)]
+fn is_inert_ascii(b: u8) -> bool {
+    const BASES: u64 = 1 << 0x23 | 1 << 0x2A | 0x3FF << 0x30;
+    b >= 64 || BASES.wrapping_shr(u32::from(b)) & 1 == 0
+}
+
 /// A dense run whose kept bytes were written into the sink's space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Gathered {
@@ -161,7 +170,7 @@ fn gather_dense(bytes: &[u8], from: usize, mut dead: bool, room: &mut [u8]) -> G
                 *slot = b;
             }
             k = k.wrapping_add(1);
-            dead = is_inert(u32::from(b));
+            dead = is_inert_ascii(b);
             i = i.wrapping_add(1);
             if i.wrapping_sub(last_drop) > SPARSE {
                 break;
