@@ -158,49 +158,56 @@ struct Gathered {
 /// decisions, and the same stops, a code point at a time.
 #[inline]
 fn gather_dense(bytes: &[u8], from: usize, mut dead: bool, room: &mut [u8]) -> Gathered {
-    let mut i = from;
+    let rest = bytes.get(from..).unwrap_or_default();
+    // `i` indexes `rest`, `k` the room; `since` counts the bytes kept since the last
+    // drop (or the start).
+    let mut i = 0usize;
     let mut k = 0usize;
-    let mut last_drop = from;
-    // Offsets below: `i` and `next` stay within the text (whole code points),
-    // `last_drop <= i`, and `k <= i - from` (kept bytes are bytes of the text), so
-    // the wrapping operations never wrap.
-    while let Some(&b) = bytes.get(i) {
+    let mut since = 0usize;
+    // `i` and `next` stay within `rest` (whole code points), and `k` and `since` are
+    // at most `i` (kept bytes are bytes of the text), so the wrapping operations
+    // never wrap.
+    while let Some(&b) = rest.get(i) {
         if b < 0x80 {
             if let Some(slot) = room.get_mut(k) {
                 *slot = b;
             }
             k = k.wrapping_add(1);
-            dead = is_inert_ascii(b);
             i = i.wrapping_add(1);
-            if i.wrapping_sub(last_drop) > SPARSE {
+            since = since.wrapping_add(1);
+            dead = is_inert_ascii(b);
+            if since > SPARSE {
                 break;
             }
             continue;
         }
-        let Decoded { cp, len } = decode(bytes, i);
-        let next = i.wrapping_add(len);
+        let Decoded { cp, len } = decode(rest, i);
         if in_drop_set_fast(cp) {
             if !dead && is_keepable(cp) {
                 break;
             }
             dead = true;
-            last_drop = next;
+            since = 0;
         } else {
-            let src = bytes.get(i..next).unwrap_or_default();
+            let src = rest.get(i..i.wrapping_add(len)).unwrap_or_default();
             for (slot, &c) in room.iter_mut().skip(k).zip(src) {
                 *slot = c;
             }
             k = k.wrapping_add(len);
+            since = since.wrapping_add(len);
             dead = is_inert(cp);
-            if next.wrapping_sub(last_drop) > SPARSE {
-                i = next;
+            if since > SPARSE {
+                i = i.wrapping_add(len);
                 break;
             }
         }
-        i = next;
+        i = i.wrapping_add(len);
     }
     Gathered {
-        run: DenseRun { end: i, dead },
+        run: DenseRun {
+            end: from.wrapping_add(i),
+            dead,
+        },
         kept: k,
     }
 }
