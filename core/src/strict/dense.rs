@@ -42,11 +42,8 @@ struct Decoded {
 #[inline(always)]
 fn decode(bytes: &[u8], i: usize) -> Decoded {
     let at = |k: usize| bytes.get(i.saturating_add(k)).copied().unwrap_or(0);
-    let w = match bytes
-        .get(i..i.saturating_add(4))
-        .and_then(|s| <[u8; 4]>::try_from(s).ok())
-    {
-        Some(word) => u32::from_be_bytes(word),
+    let w = match bytes.get(i..).and_then(<[u8]>::first_chunk::<4>) {
+        Some(word) => u32::from_be_bytes(*word),
         None => u32::from_be_bytes([at(0), at(1), at(2), at(3)]),
     };
     // A lead byte of 2 to 4 bytes: its leading ones are the length.
