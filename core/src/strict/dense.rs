@@ -88,23 +88,26 @@ pub(super) fn drop_dense<S: KeepSink>(
         sink.gathered(run.kept);
         return run.run;
     }
-    let mut i = from;
-    // Start of the kept run not yet handed on, and the end of the last drop.
-    let mut run = from;
-    let mut last_drop = from;
-    // Offsets below: `i` and `next` stay within the text (whole code points), and
-    // `last_drop <= i`, so the wrapping operations never wrap.
-    while let Some(&b) = bytes.get(i) {
+    let rest = bytes.get(from..).unwrap_or_default();
+    let text = text.get(from..).unwrap_or_default();
+    // `i` indexes `rest`; `run` is the start of the kept run not yet handed on,
+    // `since` its length since the last drop (or the start).
+    let mut i = 0usize;
+    let mut run = 0usize;
+    let mut since = 0usize;
+    // `i` and `run` stay within `rest` on code-point boundaries, `run <= i`, and
+    // `since <= i`, so the wrapping operations never wrap.
+    while let Some(&b) = rest.get(i) {
         if b < 0x80 {
-            dead = is_inert(u32::from(b));
             i = i.wrapping_add(1);
-            if i.wrapping_sub(last_drop) > SPARSE {
+            since = since.wrapping_add(1);
+            dead = is_inert_ascii(b);
+            if since > SPARSE {
                 break;
             }
             continue;
         }
-        let Decoded { cp, len } = decode(bytes, i);
-        let next = i.wrapping_add(len);
+        let Decoded { cp, len } = decode(rest, i);
         if in_drop_set_fast(cp) {
             if !dead && is_keepable(cp) {
                 break;
@@ -113,25 +116,29 @@ pub(super) fn drop_dense<S: KeepSink>(
                 sink.text(text.get(run..i).unwrap_or_default());
             }
             if S::DROPS {
-                let at = pos.saturating_add(i.saturating_sub(from));
+                let at = pos.saturating_add(i);
                 sink.dropped(at, char::from_u32(cp).unwrap_or('\u{FFFD}'));
             }
             dead = true;
-            run = next;
-            last_drop = next;
+            since = 0;
+            i = i.wrapping_add(len);
+            run = i;
         } else {
             dead = is_inert(cp);
-            if next.wrapping_sub(last_drop) > SPARSE {
-                i = next;
+            since = since.wrapping_add(len);
+            i = i.wrapping_add(len);
+            if since > SPARSE {
                 break;
             }
         }
-        i = next;
     }
     if i > run {
         sink.text(text.get(run..i).unwrap_or_default());
     }
-    DenseRun { end: i, dead }
+    DenseRun {
+        end: from.wrapping_add(i),
+        dead,
+    }
 }
 
 /// [`is_inert`] of an ASCII byte: the keycap bases (`#`, `*`, digits) are all below
