@@ -145,9 +145,24 @@ pub(super) fn drop_dense<S: KeepSink>(
 /// 64, so one 64-bit word holds them.
 #[inline(always)]
 fn is_inert_ascii(b: u8) -> bool {
-    const BASES: u64 = 1 << 0x23 | 1 << 0x2A | 0x3FF << 0x30;
-    b >= 64 || BASES.wrapping_shr(u32::from(b)) & 1 == 0
+    INERT_ASCII.get(usize::from(b)).copied().unwrap_or(false)
 }
+
+/// [`is_inert`] of each ASCII byte: all but the keycap bases (`#`, `*`, digits).
+static INERT_ASCII: [bool; 128] = {
+    const BASES: u128 = 1 << 0x23 | 1 << 0x2A | 0x3FF << 0x30;
+    let mut t = [false; 128];
+    let mut b = 0usize;
+    while b < 128 {
+        // Index: `b < 128`.
+        #[allow(clippy::indexing_slicing)]
+        {
+            t[b] = BASES >> b & 1 == 0;
+        }
+        b = b.wrapping_add(1);
+    }
+    t
+};
 
 /// A dense run whose kept bytes were written into the sink's space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -312,6 +327,13 @@ mod tests {
             t.push(c);
         }
         t
+    }
+
+    #[test]
+    fn ascii_inertness_is_is_inert() {
+        for b in 0..128u8 {
+            assert_eq!(is_inert_ascii(b), is_inert(u32::from(b)), "{b:#x}");
+        }
     }
 
     #[test]
