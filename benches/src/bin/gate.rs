@@ -308,9 +308,9 @@ fn main() -> ExitCode {
             // the automaton's chains: 0.16-0.19 with a core kept busy); dense members
             // of D do not, so they have a floor of their own and the target is
             // reported. Dense members of D go through the dense path
-            // (`core/src/strict/dense.rs`, the same code on every backend): 0.054–0.073 after the second round (0.043–0.056 before)
-            // on the loaded machine, native and portable (BENCHMARKS.md), so both
-            // floors sit well under half of that. The other portable floors stay 0
+            // (`core/src/strict/dense.rs`, the same code on every backend): 0.054–0.073
+            // after its second round (0.043–0.056 before) on the loaded machine, native
+            // and portable (BENCHMARKS.md), so both floors sit well under half of that. The other portable floors stay 0
             // (reported): measured on AVX2 only.
             let floor = match kind {
                 HostileMarkerPrefix | HostileLiteralPrefix => 1.0 / 8.0,
