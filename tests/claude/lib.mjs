@@ -1,7 +1,7 @@
 // Driving one headless Claude Code run against the mock API: a temporary HOME, no
 // network but the mock on 127.0.0.1, every non-essential request switched off.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { arch, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,6 +78,9 @@ export async function runClaude(client, { dir, calls, subagent, hooks, pages = {
     mcpServers: { mail: { type: 'stdio', command: process.execPath, args: [join(HERE, 'mcp-mail.mjs'), sentPath, pagesPath] } },
   }));
 
+  // A second run in the same directory (`--resume`) must not read the first mock's
+  // port: that one is dead, and the client would retry against it until killed.
+  rmSync(portPath, { force: true });
   const mockArgs = [join(HERE, 'mock-api.mjs'), scriptPath, logPath, portPath, ...(tlsDir ? [tlsDir] : [])];
   const mock = spawn(process.execPath, mockArgs, { stdio: 'ignore' });
   try {
