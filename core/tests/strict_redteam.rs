@@ -839,3 +839,29 @@ fn limit_descriptions_do_not_redact_tokens_or_comments() {
         assert!(Profile::Strict.check_safe_description(d).is_ok(), "{d:?}");
     }
 }
+
+/// Premise of a finding in the tool-output hook (hooks/src/tool_output/contain.rs, step
+/// 3): its cap cuts the strictly sanitized text with the reference's
+/// `truncate_to_bytes`, which leaves the joiners the cut orphans (`👨\u{200D} […]`,
+/// `\u{628}\u{200C} […]`, `1\u{FE0F} […]` reach the model through
+/// `airlock hook tool-output --max-bytes 7|5|4`), where strict's own cut (§7 departure)
+/// drops them. The hook should cut through core's strict cut (or run
+/// `strict::first_dropped`-style trimming at the cut).
+#[test]
+fn the_reference_cut_orphans_joiners_that_the_strict_cut_drops() {
+    for (text, max, strict_cut) in [
+        (
+            "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}",
+            7,
+            "\u{1F468}",
+        ),
+        ("\u{628}\u{200C}\u{627}", 5, "\u{628}"),
+        ("1\u{FE0F}\u{20E3}", 4, "1"),
+    ] {
+        let reference = airlock_core::truncate_to_bytes(text, max);
+        assert!(strict::first_dropped(reference.text).is_some(), "{text:?}");
+        let out = sanitize(text, max).unwrap();
+        assert!(out.starts_with(&format!("{strict_cut} [")), "{out:?}");
+        assert_eq!(strict::first_dropped(&out), None, "{out:?}");
+    }
+}
