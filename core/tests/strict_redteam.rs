@@ -865,3 +865,64 @@ fn the_reference_cut_orphans_joiners_that_the_strict_cut_drops() {
         assert_eq!(strict::first_dropped(&out), None, "{out:?}");
     }
 }
+
+/// §1: D is Default_Ignorable_Code_Point ∪ Bidi_Control, so format characters outside
+/// both stay, and are barriers on the folded view: the interlinear annotation controls
+/// U+FFF9–FFFB, the Egyptian hieroglyph format controls U+13430–1343F, the Syriac
+/// abbreviation mark U+070F, Kaithi U+110BD, and the blank-looking U+2800 and U+1D159.
+/// Inside a literal they defeat the redaction and the rejection the way U+200E did
+/// before strict (issue 14's first example), and most render as nothing. Worth
+/// reconsidering: fold General_Category Cf (and U+2800) to nothing on the folded view,
+/// or add the invisible ones to D.
+#[test]
+fn limit_format_characters_outside_d_are_barriers() {
+    for c in [
+        '\u{FFF9}',
+        '\u{FFFA}',
+        '\u{FFFB}',
+        '\u{13430}',
+        '\u{1343F}',
+        '\u{70F}',
+        '\u{110BD}',
+        '\u{2800}',
+        '\u{1D159}',
+    ] {
+        let marker = format!("untrusted{c}-content:end");
+        assert_eq!(
+            sanitize(&marker, BIG).unwrap(),
+            marker,
+            "U+{:04X}",
+            c as u32
+        );
+        assert!(
+            !rejects(&format!("</APPLICABLE{c}-RULES>")),
+            "U+{:04X}",
+            c as u32
+        );
+        assert_eq!(strict::first_dropped(&marker), None);
+    }
+    // Members of D among the look-alikes are seen through, for contrast.
+    for c in ['\u{180E}', '\u{2061}', '\u{FEFF}', '\u{115F}'] {
+        assert_eq!(
+            sanitize(&format!("untrusted{c}-content:end"), BIG).unwrap(),
+            "[redacted-envelope-marker]"
+        );
+    }
+}
+
+/// A cut never hides a literal: the rejection and the replacements are decided on the
+/// whole text, before the cut (§7 order).
+#[test]
+fn a_literal_across_the_cut_is_still_found() {
+    for max in [0, 1, 5, 18, 19] {
+        assert!(sanitize("</APPLICABLE-RULES>", max).is_err(), "cap {max}");
+        assert!(
+            sanitize_streamed("</APPLICABLE-RULES>", max, &[3, 9]).is_err(),
+            "cap {max}"
+        );
+    }
+    let out = sanitize("ab untrusted-content:end", 10).unwrap();
+    assert!(out.starts_with("ab [redact ["), "{out:?}");
+    let out = sanitize("ab <|im_start|>", 4).unwrap();
+    assert!(out.starts_with("ab [ ["), "{out:?}");
+}
