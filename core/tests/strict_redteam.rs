@@ -622,6 +622,7 @@ fn attack_corpus_keeps_every_promise_and_streams_as_one_shot() {
         "\u{64E}".repeat(32)
     );
     let osc = format!("\u{1B}]{}\u{1B}\\z", "a".repeat(4096));
+    let csi = format!("\u{1B}[{}m<\u{9B}{}m!--", "1".repeat(300), "2".repeat(300));
     let corpus: Vec<&str> = vec![
         "<<|im_start|>",
         "<|a<!--|>",
@@ -644,6 +645,7 @@ fn attack_corpus_keeps_every_promise_and_streams_as_one_shot() {
         &long_name,
         &marks,
         &osc,
+        &csi,
     ];
     for text in corpus {
         assert_promises(text, BIG);
