@@ -311,9 +311,16 @@ function strictSanitize(text, field, maxBytes) {
 		cut += ch;
 		n += l;
 	}
-	// Joiners and selectors a cut leaves dangling go too.
-	const cutCps = cpsOf(cut);
-	while (cutCps.length > 0 && isD(cutCps.at(-1))) cutCps.pop();
+	// Joiners and selectors a cut leaves dangling go too: the members of D at the end,
+	// then every member of D step 2 no longer keeps in the kept text (a ZWJ of an emoji
+	// sequence whose end was cut, a ZWNJ whose right context was), until neither changes.
+	let cutCps = cpsOf(cut);
+	for (;;) {
+		while (cutCps.length > 0 && isD(cutCps.at(-1))) cutCps.pop();
+		const kept = keepStep(cutCps);
+		if (kept.length === cutCps.length) break;
+		cutCps = kept;
+	}
 	cut = strOf(cutCps);
 	return { ok: `${cut} […truncated by the reconciliation engine: ${bytes} bytes exceeded the ${maxBytes}-byte cap]` };
 }
@@ -541,6 +548,10 @@ for (const [text, why, max] of [
 	['\u{1F468}\u200d\u{1F469}\u200d\u{1F467}', 'cut-inside-emoji', 6],
 	['\u{1F468}\u200d\u{1F469}\u200d\u{1F467}', 'cut-after-joiner', 7],
 	['\u2764\ufe0f\u2764\ufe0f', 'cut-after-selector', 6],
+	['\u{1F468}\u200d\u{1F469}\u200d\u{1F467}', 'cut-inside-emoji-after-second', 15],
+	['\u{1F469}\u{1F3FB}\u200d\u2764\ufe0f\u200d\u{1F48B}\u200d\u{1F468}\u{1F3FC}', 'cut-inside-kiss', 18],
+	['\u0628\u064e\u200c\u064e\u0627', 'cut-zwnj-behind-mark', 9],
+	['\u0628\u064e\u0651\u200c\u064e\u0651\u0627', 'cut-zwnj-behind-marks', 12],
 	['a\x07b\x00c\r\nd\te\x7f', 'controls', 100],
 	['', 'empty', 0],
 ]) {

@@ -32,6 +32,10 @@ impl<F: FnMut(Dropped) -> bool> KeepSink for Drops<F> {
     }
 }
 
+/// How many code points either way §2's rules look at to decide a member of D: the
+/// decision for a code point depends on nothing farther.
+pub(crate) const RULE_REACH: usize = JOIN_T_MAX.saturating_add(8);
+
 /// Calls `f` for each member of D in `text` (as given: escape sequences are not
 /// removed first) that strict drops, in order, while `f` returns `true`.
 pub fn for_each_dropped(text: &str, f: impl FnMut(Dropped) -> bool) {
@@ -55,14 +59,13 @@ pub fn first_dropped(text: &str) -> Option<Dropped> {
 /// decided by its context (joiners in emoji, after viramas, in joining scripts). Looks
 /// at a bounded neighbourhood only, so a scan calling it at each position is linear.
 pub fn is_dropped_at(text: &str, i: usize) -> bool {
+    const REACH: usize = RULE_REACH;
     let Some(c) = text.get(i..).and_then(|s| s.chars().next()) else {
         return false;
     };
     if !super::class::in_drop_set(c) {
         return false;
     }
-    // Every rule looks at most this many code points either way.
-    const REACH: usize = JOIN_T_MAX.saturating_add(8);
     let head = text.get(..i).unwrap_or_default();
     let start = head
         .char_indices()

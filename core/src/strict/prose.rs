@@ -5,6 +5,7 @@
 
 use core::fmt::{self, Write};
 
+use super::check::{RULE_REACH, is_dropped_at};
 use super::escape::Escapes;
 use super::keep::{KeepSink, Keeper};
 use super::matcher::{Matcher, Out};
@@ -246,20 +247,72 @@ impl Writer<'_> {
 
 impl Writer<'_> {
     /// A cut may split an emoji sequence or a conjunct: the joiners and selectors left
-    /// dangling before the note go too, so no kept member of D outlives its context.
+    /// dangling go too, so no kept member of D outlives its context. First the members
+    /// of D at the end of the kept text, then every member of D that §2 no longer keeps
+    /// in it: a ZWJ of an emoji sequence whose end was cut, a ZWNJ whose right joining
+    /// context was (behind transparent marks). Only the last [`RULE_REACH`] code points
+    /// can have lost a context; each round drops at least one code point.
     fn trim_joiners(&mut self) {
-        let Some(Ok(text)) = self.out.get(..self.len).map(core::str::from_utf8) else {
-            self.fault = true;
-            return;
-        };
-        let mut end = text.len();
-        for c in text.chars().rev() {
-            if !super::class::in_drop_set(c) {
+        loop {
+            let Some(Ok(text)) = self.out.get(..self.len).map(core::str::from_utf8) else {
+                self.fault = true;
+                return;
+            };
+            let mut end = text.len();
+            for c in text.chars().rev() {
+                if !super::class::in_drop_set(c) {
+                    break;
+                }
+                end = end.saturating_sub(c.len_utf8());
+            }
+            let kept = text.get(..end).unwrap_or_default();
+            let tail = kept
+                .char_indices()
+                .rev()
+                .take(RULE_REACH)
+                .last()
+                .map_or(end, |(k, _)| k);
+            // What goes, by the tail's code points (at most RULE_REACH < 64 of them).
+            let mut widths = [0u8; 64];
+            let mut gone = 0u64;
+            let tail_text = kept.get(tail..).unwrap_or_default();
+            for (k, (i, c)) in tail_text.char_indices().enumerate() {
+                if let Some(w) = widths.get_mut(k) {
+                    *w = c.len_utf8() as u8;
+                }
+                if super::class::in_drop_set(c) && is_dropped_at(kept, tail.saturating_add(i)) {
+                    gone |= 1u64.checked_shl(k as u32).unwrap_or(0);
+                }
+            }
+            if gone == 0 {
+                self.len = end;
+                return;
+            }
+            self.len = self.compact_tail(tail, end, &widths, gone);
+        }
+    }
+
+    /// Removes the code points of `out[tail..end]` (of `widths` bytes each) whose bits
+    /// are set in `gone`, closing the gaps in place; returns the new end.
+    fn compact_tail(&mut self, tail: usize, end: usize, widths: &[u8; 64], gone: u64) -> usize {
+        let mut write = tail;
+        let mut read = tail;
+        for (k, &w) in widths.iter().enumerate() {
+            if read >= end || w == 0 {
                 break;
             }
-            end = end.saturating_sub(c.len_utf8());
+            let next = read.saturating_add(usize::from(w));
+            if gone.checked_shr(k as u32).unwrap_or(0) & 1 == 0 {
+                if next > self.out.len() {
+                    self.fault = true;
+                    return end;
+                }
+                self.out.copy_within(read..next, write);
+                write = write.saturating_add(usize::from(w));
+            }
+            read = next;
         }
-        self.len = end;
+        write
     }
 }
 
