@@ -33,7 +33,7 @@ pub use escape::STRING_MAX;
 pub use keep::JOIN_T_MAX;
 pub use matcher::{COMMENT_REDACTION, NAME_MAX, SPECIAL_TOKENS, TOKEN_REDACTION};
 pub use prose::{
-    ProseStream, StripStream, sanitize_prose_with, strip_each, strip_into, stripped_len,
+    ProseStream, StripStream, cut_into, sanitize_prose_with, strip_each, strip_into, stripped_len,
     worst_case_len,
 };
 pub use tables::CONFUSABLES_VERSION;

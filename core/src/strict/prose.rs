@@ -246,55 +246,54 @@ impl Writer<'_> {
 }
 
 impl Writer<'_> {
-    /// A cut may split an emoji sequence or a conjunct: the joiners and selectors left
-    /// dangling go too, so no kept member of D outlives its context. First the members
-    /// of D at the end of the kept text, then every member of D that §2 no longer keeps
-    /// in it: a ZWJ of an emoji sequence whose end was cut, a ZWNJ whose right joining
-    /// context was (behind transparent marks). Only the last [`RULE_REACH`] code points
-    /// can have lost a context; each round drops at least one code point.
+    /// A cut may split an emoji sequence or a conjunct: see [`trim_dangling`].
     fn trim_joiners(&mut self) {
-        loop {
-            let Some(Ok(text)) = self.out.get(..self.len).map(core::str::from_utf8) else {
-                self.fault = true;
-                return;
-            };
-            let mut end = text.len();
-            for c in text.chars().rev() {
-                if !super::class::in_drop_set(c) {
-                    break;
-                }
-                end = end.saturating_sub(c.len_utf8());
-            }
-            let kept = text.get(..end).unwrap_or_default();
-            let tail = kept
-                .char_indices()
-                .rev()
-                .take(RULE_REACH)
-                .last()
-                .map_or(end, |(k, _)| k);
-            // What goes, by the tail's code points (at most RULE_REACH < 64 of them).
-            let mut widths = [0u8; 64];
-            let mut gone = 0u64;
-            let tail_text = kept.get(tail..).unwrap_or_default();
-            for (k, (i, c)) in tail_text.char_indices().enumerate() {
-                if let Some(w) = widths.get_mut(k) {
-                    *w = c.len_utf8() as u8;
-                }
-                if super::class::in_drop_set(c) && is_dropped_at(kept, tail.saturating_add(i)) {
-                    gone |= 1u64.checked_shl(k as u32).unwrap_or(0);
-                }
-            }
-            if gone == 0 {
-                self.len = end;
-                return;
-            }
-            self.len = self.compact_tail(tail, end, &widths, gone);
+        match trim_dangling(self.out, self.len) {
+            Some(len) => self.len = len,
+            None => self.fault = true,
         }
     }
+}
 
-    /// Removes the code points of `out[tail..end]` (of `widths` bytes each) whose bits
-    /// are set in `gone`, closing the gaps in place; returns the new end.
-    fn compact_tail(&mut self, tail: usize, end: usize, widths: &[u8; 64], gone: u64) -> usize {
+/// The end of `out[..len]`, a text just cut, once the joiners and selectors the cut left
+/// dangling are gone, so no kept member of D outlives its context: first the members
+/// of D at its end, then every member of D that §2 no longer keeps in it (a ZWJ of an
+/// emoji sequence whose end was cut, a ZWNJ whose right joining context was, behind
+/// transparent marks), until neither changes. Only the last [`RULE_REACH`] code points
+/// can have lost a context; each round drops at least one code point. `None` when
+/// `out[..len]` is not text (impossible by construction).
+fn trim_dangling(out: &mut [u8], mut len: usize) -> Option<usize> {
+    loop {
+        let text = core::str::from_utf8(out.get(..len)?).ok()?;
+        let mut end = text.len();
+        for c in text.chars().rev() {
+            if !super::class::in_drop_set(c) {
+                break;
+            }
+            end = end.saturating_sub(c.len_utf8());
+        }
+        let kept = text.get(..end)?;
+        let tail = kept
+            .char_indices()
+            .rev()
+            .take(RULE_REACH)
+            .last()
+            .map_or(end, |(k, _)| k);
+        // What goes, by the tail's code points (at most RULE_REACH < 64 of them).
+        let mut widths = [0u8; 64];
+        let mut gone = 0u64;
+        for (k, (i, c)) in kept.get(tail..)?.char_indices().enumerate() {
+            if let Some(w) = widths.get_mut(k) {
+                *w = c.len_utf8() as u8;
+            }
+            if super::class::in_drop_set(c) && is_dropped_at(kept, tail.saturating_add(i)) {
+                gone |= 1u64.checked_shl(k as u32).unwrap_or(0);
+            }
+        }
+        if gone == 0 {
+            return Some(end);
+        }
+        // Close the gaps in place.
         let mut write = tail;
         let mut read = tail;
         for (k, &w) in widths.iter().enumerate() {
@@ -303,17 +302,41 @@ impl Writer<'_> {
             }
             let next = read.saturating_add(usize::from(w));
             if gone.checked_shr(k as u32).unwrap_or(0) & 1 == 0 {
-                if next > self.out.len() {
-                    self.fault = true;
-                    return end;
+                if next > out.len() {
+                    return None;
                 }
-                self.out.copy_within(read..next, write);
+                out.copy_within(read..next, write);
                 write = write.saturating_add(usize::from(w));
             }
             read = next;
         }
-        write
+        len = write;
     }
+}
+
+/// The strict cut (§7) of a text that is already contained: `text` cut to at most
+/// `max_bytes` on a code-point boundary, minus the joiners and selectors the cut leaves
+/// dangling, written into `out` (which needs `min(text.len(), max_bytes)` bytes).
+/// The note is the caller's. A text within the cap is copied whole. (Were the kept
+/// bytes ever not text — impossible, whole code points are copied and removed — the
+/// result would be empty rather than hold a dangling member of D.)
+pub fn cut_into<'o>(
+    text: &str,
+    max_bytes: usize,
+    out: &'o mut [u8],
+) -> Result<&'o str, BufferTooSmall> {
+    let take = floor_char_boundary(text, max_bytes.min(text.len()));
+    let (Some(dst), Some(src)) = (out.get_mut(..take), text.as_bytes().get(..take)) else {
+        return Err(BufferTooSmall { needed: take });
+    };
+    dst.copy_from_slice(src);
+    let len = if take < text.len() {
+        trim_dangling(out, take).unwrap_or(0)
+    } else {
+        take
+    };
+    // Whole code points of a `str` were kept.
+    Ok(core::str::from_utf8(out.get(..len).unwrap_or_default()).unwrap_or_default())
 }
 
 impl Writer<'_> {

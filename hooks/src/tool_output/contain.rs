@@ -8,7 +8,8 @@
 //!    special tokens (§5) and `<!--` (§6) replaced on the folded view;
 //! 2. the wrapper literals replaced by [`WRAPPER_REDACTION`], matched on the same folded
 //!    view (core's [`fold_of`]: NFKC_Casefold, then UTS #39 skeletons);
-//! 3. an optional cap, cut on a code-point boundary with the reference's note.
+//! 3. an optional cap: the strict cut (a code-point boundary, and the joiners it leaves
+//!    dangling dropped), with the reference's note.
 //!
 //! Linear: step 2 tries four literals of at most 28 folded bytes at each position that
 //! can begin one. Memory: at most two copies of the text, each reserved fallibly.
@@ -17,8 +18,8 @@ use std::borrow::Cow;
 use std::collections::TryReserveError;
 
 use airlock_core::prose::TruncationNote;
-use airlock_core::strict::fold_of;
-use airlock_core::{LiteralSet, Profile, ProseError, WRAPPER_FORGERY_LITERALS, truncate_to_bytes};
+use airlock_core::strict::{self, fold_of};
+use airlock_core::{LiteralSet, Profile, ProseError, WRAPPER_FORGERY_LITERALS};
 
 /// What a wrapper literal is replaced with.
 pub(crate) const WRAPPER_REDACTION: &str = "[redacted-wrapper-literal]";
@@ -105,35 +106,46 @@ fn folded_literals() -> [String; 4] {
     WRAPPER_FORGERY_LITERALS.map(|l| l.to_ascii_lowercase())
 }
 
-/// The byte length of `literal` matched at the start of `rest` on the folded view:
-/// every code point's whole fold must continue the literal, and the literal must end
-/// on a fold boundary.
+/// The byte length of the code points that spell `literal` from the start of `rest` on
+/// the folded view, as core matches it (§4): the literal may begin inside the first
+/// code point's fold (`≪` folds to `<<`) and end inside the last one's (`ǳ` to `dz`);
+/// every code point between continues it with its whole fold. The span is whole code
+/// points, so it covers those two entirely.
 fn match_literal(rest: &str, literal: &[u8]) -> Option<usize> {
+    let first = rest.chars().next()?;
+    let fold = fold_of(first)?.as_bytes();
+    // A literal begins on a visible code point, not on a dropped one.
+    (0..fold.len()).find_map(|skip| match_from(rest, literal, skip))
+}
+
+/// [`match_literal`] with the literal beginning `skip` bytes into the first fold.
+fn match_from(rest: &str, literal: &[u8], skip: usize) -> Option<usize> {
     let mut want = literal;
     let mut len = 0usize;
-    for c in rest.chars() {
-        if want.is_empty() {
-            break;
-        }
-        let fold = fold_of(c)?.as_bytes();
-        let folded_lower = fold.iter().map(u8::to_ascii_lowercase);
-        let n = fold.len();
-        if n > want.len() || !folded_lower.eq(want.get(..n)?.iter().copied()) {
+    for (k, c) in rest.chars().enumerate() {
+        let whole = fold_of(c)?.as_bytes();
+        let fold = if k == 0 { whole.get(skip..)? } else { whole };
+        len = len.saturating_add(c.len_utf8());
+        let n = fold.len().min(want.len());
+        let folded_lower = fold.get(..n)?.iter().map(u8::to_ascii_lowercase);
+        if !folded_lower.eq(want.get(..n)?.iter().copied()) {
             return None;
         }
         want = want.get(n..)?;
-        len = len.saturating_add(c.len_utf8());
+        if want.is_empty() {
+            return Some(len);
+        }
     }
-    // A literal must start on a visible code point, not on a dropped one.
-    (want.is_empty() && len > 0).then_some(len)
+    None
 }
 
-/// Whether a code point can begin a wrapper literal (its fold starts with `<` or `#`).
+/// Whether a code point can begin a wrapper literal: its fold holds `<` or `#` (the
+/// literal may begin inside it).
 fn may_start_literal(c: char) -> bool {
     match c {
         '<' | '#' => true,
         c if c.is_ascii() => false,
-        c => fold_of(c).is_some_and(|f| f.starts_with(['<', '#'])),
+        c => fold_of(c).is_some_and(|f| f.contains(['<', '#'])),
     }
 }
 
@@ -213,14 +225,20 @@ pub(crate) fn contain(
     };
     let capped: Cow<'_, str> = match cap {
         Some(max) if redacted.len() > max => {
-            let cut = truncate_to_bytes(&redacted, max);
+            // The strict cut: what it leaves of an emoji sequence or a joining context
+            // loses its joiners too, as in core's strict sanitize.
+            let mut kept: Vec<u8> = Vec::new();
+            kept.try_reserve_exact(max)?;
+            kept.resize(max, 0);
+            let cut =
+                strict::cut_into(&redacted, max, &mut kept).map_err(|_| Refusal::Allocation)?;
             let note = TruncationNote {
                 original_bytes: redacted.len(),
                 max_bytes: max,
             };
             let mut buf = String::new();
-            buf.try_reserve_exact(cut.text.len().saturating_add(note.len()))?;
-            buf.push_str(cut.text);
+            buf.try_reserve_exact(cut.len().saturating_add(note.len()))?;
+            buf.push_str(cut);
             buf.push_str(&note.to_string());
             Cow::Owned(buf)
         }
@@ -313,6 +331,43 @@ mod tests {
         );
     }
 
+    /// Found by the red team: core matches a literal that begins or ends inside a
+    /// code point's fold of several characters, and rejects these; the hook redacts
+    /// them too (the code points at either end go whole).
+    #[test]
+    fn literals_inside_a_fold_of_several_characters_are_redacted() {
+        for (text, out) in [
+            ("\u{226A}/APPLICABLE-RULES>", "[redacted-wrapper-literal]"),
+            ("</APPLICABLE-RULES\u{226B}", "[redacted-wrapper-literal]"),
+            (
+                "x\u{2AA5}/APPLICABLE-RULES> y",
+                "x[redacted-wrapper-literal] y",
+            ),
+            (
+                "## Learnings Index (selecte\u{1F3}",
+                "[redacted-wrapper-literal]",
+            ),
+            (
+                "a \u{226A}\u{226A}/LEARNINGS-INDEX> b",
+                "a \u{226A}[redacted-wrapper-literal] b",
+            ),
+        ] {
+            assert_eq!(c(text), out, "{text:?}");
+            // Core's own forgery check sees the same literal in the same text.
+            assert!(
+                Profile::Strict
+                    .find_forgery(text, &LiteralSet::DEFAULT)
+                    .is_some(),
+                "{text:?}"
+            );
+        }
+        // A fold that holds `<` but does not go on with the literal is no start.
+        assert_eq!(
+            contain("\u{226A}x/APPLICABLE-RULES>", None, usize::MAX).unwrap(),
+            None
+        );
+    }
+
     #[test]
     fn tokens_and_comments() {
         assert_eq!(
@@ -341,6 +396,44 @@ mod tests {
                 .unwrap(),
             "ab"
         );
+    }
+
+    /// Found by the red team: the cap cut with the reference's rule left the joiners of
+    /// a cut emoji sequence or joining context behind; the strict cut drops them.
+    #[test]
+    fn the_cap_drops_what_it_leaves_dangling() {
+        let note = |n: usize, max: usize| {
+            format!(
+                " […truncated by the reconciliation engine: {n} bytes exceeded the {max}-byte cap]"
+            )
+        };
+        for (text, max, kept) in [
+            (
+                "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}",
+                7,
+                "\u{1F468}",
+            ),
+            (
+                "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}",
+                15,
+                "\u{1F468}\u{1F469}",
+            ),
+            ("\u{628}\u{200C}\u{627}", 5, "\u{628}"),
+            (
+                "\u{628}\u{64E}\u{200C}\u{64E}\u{627}",
+                9,
+                "\u{628}\u{64E}\u{64E}",
+            ),
+            ("1\u{FE0F}\u{20E3}", 4, "1"),
+        ] {
+            let out = contain(text, Some(max), usize::MAX).unwrap().unwrap();
+            assert_eq!(
+                out,
+                format!("{kept}{}", note(text.len(), max)),
+                "{text:?} at {max}"
+            );
+            assert_eq!(strict::first_dropped(&out), None, "{out:?}");
+        }
     }
 
     #[test]
