@@ -1,6 +1,8 @@
 //! Names of the code points `airlock scan` can report: the dangerous-invisible table
-//! of SPEC §2, the basic variation selectors and the controls (Cc, by their Unicode
-//! name aliases, since Cc code points have no `Name`). Unicode 17.0.
+//! of SPEC §2, the basic variation selectors, the controls (Cc, by their Unicode
+//! name aliases, since Cc code points have no `Name`) and, for `--profile strict`,
+//! every member of D: the assigned ones by name, the 3,738 reserved ones by their
+//! code point label (`<reserved-E0080>`, UAX #44 §4.8). Unicode 17.0.
 
 use std::borrow::Cow;
 
@@ -228,10 +230,50 @@ pub(crate) fn name(c: char) -> Option<Cow<'static, str>> {
         0xE0000..=0xE001F => Some(Cow::Borrowed("<unassigned tag>")),
         _ => TABLE
             .iter()
+            .chain(STRICT_TABLE.iter())
             .find(|&&(t, _)| t == c)
-            .map(|&(_, n)| Cow::Borrowed(n)),
+            .map(|&(_, n)| Cow::Borrowed(n))
+            // Every other member of D is reserved (the test below checks the count).
+            .or_else(|| {
+                airlock_core::strict::in_drop_set(c)
+                    .then(|| Cow::Owned(format!("<reserved-{cp:04X}>")))
+            }),
     }
 }
+
+/// The assigned members of the strict profile's D that neither [`TABLE`] nor a range
+/// above names (`unicodedata2` 17.0.0's names).
+const STRICT_TABLE: [(char, &str); 29] = [
+    ('\u{34F}', "COMBINING GRAPHEME JOINER"),
+    ('\u{61C}', "ARABIC LETTER MARK"),
+    ('\u{17B4}', "KHMER VOWEL INHERENT AQ"),
+    ('\u{17B5}', "KHMER VOWEL INHERENT AA"),
+    ('\u{180B}', "MONGOLIAN FREE VARIATION SELECTOR ONE"),
+    ('\u{180C}', "MONGOLIAN FREE VARIATION SELECTOR TWO"),
+    ('\u{180D}', "MONGOLIAN FREE VARIATION SELECTOR THREE"),
+    ('\u{180F}', "MONGOLIAN FREE VARIATION SELECTOR FOUR"),
+    ('\u{200E}', "LEFT-TO-RIGHT MARK"),
+    ('\u{200F}', "RIGHT-TO-LEFT MARK"),
+    ('\u{206A}', "INHIBIT SYMMETRIC SWAPPING"),
+    ('\u{206B}', "ACTIVATE SYMMETRIC SWAPPING"),
+    ('\u{206C}', "INHIBIT ARABIC FORM SHAPING"),
+    ('\u{206D}', "ACTIVATE ARABIC FORM SHAPING"),
+    ('\u{206E}', "NATIONAL DIGIT SHAPES"),
+    ('\u{206F}', "NOMINAL DIGIT SHAPES"),
+    ('\u{FFA0}', "HALFWIDTH HANGUL FILLER"),
+    ('\u{1BCA0}', "SHORTHAND FORMAT LETTER OVERLAP"),
+    ('\u{1BCA1}', "SHORTHAND FORMAT CONTINUING OVERLAP"),
+    ('\u{1BCA2}', "SHORTHAND FORMAT DOWN STEP"),
+    ('\u{1BCA3}', "SHORTHAND FORMAT UP STEP"),
+    ('\u{1D173}', "MUSICAL SYMBOL BEGIN BEAM"),
+    ('\u{1D174}', "MUSICAL SYMBOL END BEAM"),
+    ('\u{1D175}', "MUSICAL SYMBOL BEGIN TIE"),
+    ('\u{1D176}', "MUSICAL SYMBOL END TIE"),
+    ('\u{1D177}', "MUSICAL SYMBOL BEGIN SLUR"),
+    ('\u{1D178}', "MUSICAL SYMBOL END SLUR"),
+    ('\u{1D179}', "MUSICAL SYMBOL BEGIN PHRASE"),
+    ('\u{1D17A}', "MUSICAL SYMBOL END PHRASE"),
+];
 
 #[cfg(test)]
 mod tests {
@@ -240,12 +282,19 @@ mod tests {
 
     #[test]
     fn every_reportable_code_point_has_a_name() {
+        let mut reserved = 0;
         for c in '\0'..=char::MAX {
             let reportable = is_control(c)
                 || is_dangerous_invisible(c)
-                || airlock_core::class::is_variation_selector(c);
-            assert_eq!(name(c).is_some(), reportable, "U+{:04X}", u32::from(c));
+                || airlock_core::class::is_variation_selector(c)
+                || airlock_core::strict::in_drop_set(c);
+            let n = name(c);
+            assert_eq!(n.is_some(), reportable, "U+{:04X}", u32::from(c));
+            reserved += usize::from(n.is_some_and(|n| n.starts_with("<reserved-")));
         }
+        // PROFILE-STRICT §1: 3,738 of D's 4,174 code points are reserved; a name
+        // missing from the tables would show up as one more.
+        assert_eq!(reserved, 3738);
     }
 
     #[test]
@@ -259,5 +308,8 @@ mod tests {
         assert_eq!(name('\u{1B}').as_deref(), Some("ESCAPE"));
         assert_eq!(name('\u{85}').as_deref(), Some("NEXT LINE"));
         assert_eq!(name('\u{200B}').as_deref(), Some("ZERO WIDTH SPACE"));
+        assert_eq!(name('\u{200E}').as_deref(), Some("LEFT-TO-RIGHT MARK"));
+        assert_eq!(name('\u{E0080}').as_deref(), Some("<reserved-E0080>"));
+        assert_eq!(name('\u{2065}').as_deref(), Some("<reserved-2065>"));
     }
 }
