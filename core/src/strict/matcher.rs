@@ -416,6 +416,22 @@ impl<'s> Matcher<'s> {
         }
     }
 
+    /// Feeds text that steps 1–2 gathered into `buf` (whole code points), squeezing
+    /// out first the controls step 3 drops ([`squeeze_controls`]): between dense
+    /// members of D they are every few bytes, and each one is otherwise a stop, a
+    /// marker look-back and a piece handed on. `false` when `buf` is not UTF-8 (it
+    /// always is; the caller refuses the record).
+    pub(crate) fn push_gathered(&mut self, buf: &mut [u8], out: &mut impl Out) -> bool {
+        let len = squeeze_controls(buf);
+        match core::str::from_utf8(buf.get(..len).unwrap_or_default()) {
+            Ok(text) => {
+                self.push(text, out);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
     /// [`fold`], through the cache for non-ASCII code points.
     #[inline]
     fn fold_cached(&mut self, c: char) -> Fold {
@@ -722,6 +738,68 @@ pub(crate) const MARKER_STEM_FOR_TEST: &str = MARKER_STEM;
 #[inline]
 fn is_dropped_control(c: char) -> bool {
     crate::class::is_control(c) && c != '\t' && c != '\n'
+}
+
+/// Byte classes for [`squeeze_controls`]: a control step 3 drops (C0 but TAB and LF,
+/// and DEL), the lead byte 0xC2, a second byte 0x80–0x9F (after 0xC2, a C1 control).
+const SQ_DROP: u8 = 1;
+const SQ_C2: u8 = 2;
+const SQ_C1_SECOND: u8 = 4;
+static SQUEEZE_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0usize;
+    while b < 256 {
+        // Const evaluation: `b < 256`.
+        #[allow(clippy::indexing_slicing, clippy::cast_possible_truncation)]
+        {
+            let v = b as u8;
+            t[b] = if (v < 0x20 && v != b'\t' && v != b'\n') || v == 0x7F {
+                SQ_DROP
+            } else if v == 0xC2 {
+                SQ_C2
+            } else if v >= 0x80 && v < 0xA0 {
+                SQ_C1_SECOND
+            } else {
+                0
+            };
+        }
+        b = b.saturating_add(1);
+    }
+    t
+};
+
+/// Removes from `buf` (whole code points of UTF-8) the controls step 3 drops — C0 but
+/// TAB and LF, DEL, and C1 (`C2 80`–`C2 9F`) — moving the rest forward; returns the
+/// length left. Steps 4–5 work on the text after step 3, where a dropped control is no
+/// code point at all: the matcher passes over one without feeding the literal search
+/// or the hold (its neighbours meet), so the squeezed text gives the same output.
+pub(crate) fn squeeze_controls(buf: &mut [u8]) -> usize {
+    // Up to the first control nothing moves.
+    let Some(first) = buf.iter().position(|&b| {
+        SQUEEZE_CLASS
+            .get(usize::from(b))
+            .is_some_and(|&k| k & (SQ_DROP | SQ_C2) != 0)
+    }) else {
+        return buf.len();
+    };
+    let mut w = first;
+    let mut prev_c2 = 0usize;
+    for r in first..buf.len() {
+        let Some(&b) = buf.get(r) else { break };
+        let k = usize::from(SQUEEZE_CLASS.get(usize::from(b)).copied().unwrap_or(0));
+        // A C1's second byte: it goes, and the 0xC2 kept just before it is taken back.
+        let c1 = prev_c2 & (k >> 2);
+        // `w <= r`: every byte is stored at `w`, which moves on only for a kept one.
+        if let Some(slot) = buf.get_mut(w) {
+            *slot = b;
+        }
+        w = w
+            .wrapping_add(1)
+            .wrapping_sub(k & usize::from(SQ_DROP))
+            .wrapping_sub(c1.wrapping_mul(2));
+        prev_c2 = (k >> 1) & 1;
+    }
+    w.min(buf.len())
 }
 
 #[inline]

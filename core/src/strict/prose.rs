@@ -377,13 +377,13 @@ impl MatchSink<'_, '_, '_, '_> {
         if self.batch_len == 0 {
             return;
         }
-        let gathered = self.batch.get(..self.batch_len).unwrap_or_default();
-        // Whole code points of `str`s were gathered, so this always holds.
-        match core::str::from_utf8(gathered) {
-            Ok(text) => self.matcher.push(text, self.writer),
-            Err(_) => self.writer.fault = true,
-        }
+        let len = self.batch_len;
         self.batch_len = 0;
+        // Whole code points of `str`s were gathered, so this always holds.
+        let gathered = self.batch.get_mut(..len).unwrap_or_default();
+        if !self.matcher.push_gathered(gathered, self.writer) {
+            self.writer.fault = true;
+        }
     }
 }
 

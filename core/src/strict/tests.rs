@@ -747,3 +747,94 @@ proptest! {
         prop_assert_eq!(fast, exact);
     }
 }
+
+/// [`run_matcher`], each piece copied into a buffer and fed with
+/// `Matcher::push_gathered` (as sanitize's batch is), which squeezes the dropped
+/// controls out first.
+fn run_matcher_gathered(
+    mut m: super::matcher::Matcher<'_>,
+    text: &str,
+    cuts: &[usize],
+) -> (String, u8, bool) {
+    let mut out = Collected(String::new());
+    let mut last = 0;
+    for &c in cuts.iter().chain(core::iter::once(&text.len())) {
+        let mut c = c.min(text.len()).max(last);
+        while !text.is_char_boundary(c) {
+            c += 1;
+        }
+        let mut buf = text.as_bytes()[last..c].to_vec();
+        assert!(m.push_gathered(&mut buf, &mut out));
+        last = c;
+    }
+    m.finish(&mut out);
+    (out.0, m.found(), m.replaced)
+}
+
+/// The matcher's text with the controls step 3 drops mixed in: C0 (ESC, NUL, CR,
+/// BEL), DEL, C1 (U+0080, U+0085, U+009B, U+009F), next to the code points that share
+/// their first byte (U+00A0, U+00AD, U+00BF) and the ones it keeps (TAB, LF).
+fn matcher_text_with_controls() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        3 => matcher_text(),
+        1 => proptest::sample::select(vec![
+            "\u{0}", "\u{1B}", "\r", "\u{7}", "\u{7F}", "\u{80}", "\u{85}", "\u{9B}", "\u{9F}",
+            "\u{A0}", "\u{AD}", "\u{BF}", "\t", "\n", "u", "<", "untr", "<|", "</APPLICABLE-",
+        ])
+        .prop_map(String::from),
+    ];
+    proptest::collection::vec(piece, 0..12).prop_map(|v| v.concat())
+}
+
+#[test]
+fn squeeze_controls_removes_exactly_the_dropped_controls() {
+    let text =
+        "a\u{0}b\u{1B}\r\n\t\u{7F}\u{80}\u{85}\u{9F}\u{A0}\u{AD}\u{BF}\u{C0}\u{100}\u{2028}z\u{9B}";
+    let mut buf = text.as_bytes().to_vec();
+    let n = super::matcher::squeeze_controls(&mut buf);
+    assert_eq!(
+        core::str::from_utf8(&buf[..n]).unwrap(),
+        "ab\n\t\u{A0}\u{AD}\u{BF}\u{C0}\u{100}\u{2028}z"
+    );
+    for c in ['\u{0}', '\u{1F}', '\u{7F}', '\u{80}', '\u{9F}'] {
+        let mut buf = std::format!("{c}{c}x{c}").into_bytes();
+        let n = super::matcher::squeeze_controls(&mut buf);
+        assert_eq!(&buf[..n], b"x");
+    }
+}
+
+/// Markers, tokens, comments and literals broken by dropped controls, fed whole,
+/// gathered and squeezed, at every cut.
+#[test]
+fn gathered_matcher_equals_the_plain_one_at_every_cut() {
+    let set = &LiteralSet::DEFAULT;
+    for text in [
+        "untr\u{0}usted-con\u{85}tent:end x\u{7F}u\u{9B}<\r|na\u{1B}me|\u{0}>",
+        "<\u{85}!\u{0}-\r- </APPLI\u{7F}CABLE-RULES>\u{9F}u\u{80}ntrusted-content:start",
+        "\u{85}\u{0}[\u{7F}INST\u{9B}]u\u{0}un\rutrusted\u{85}-content\u{7F}:\u{0}end\u{85}",
+    ] {
+        let plain = run_matcher(super::matcher::Matcher::new(set), text, &[]);
+        assert_ne!(plain.0, text, "the example replaces something");
+        for cut in 0..=text.len() {
+            let fed = run_matcher_gathered(super::matcher::Matcher::new(set), text, &[cut]);
+            assert_eq!(fed, plain, "cut {cut}");
+        }
+    }
+}
+
+proptest! {
+    #[test]
+    fn squeezing_dropped_controls_changes_nothing(
+        text in matcher_text_with_controls(),
+        cuts in proptest::collection::vec(0usize..400, 0..4),
+    ) {
+        let mut cuts = cuts;
+        cuts.sort();
+        let set = &LiteralSet::DEFAULT;
+        let plain = run_matcher(super::matcher::Matcher::new(set), &text, &[]);
+        let gathered = run_matcher_gathered(super::matcher::Matcher::new(set), &text, &cuts);
+        prop_assert_eq!(&gathered, &plain);
+        let exact = run_matcher(super::matcher::Matcher::stopping_everywhere(set), &text, &cuts);
+        prop_assert_eq!(exact, plain);
+    }
+}
