@@ -369,6 +369,10 @@ struct MatchSink<'m, 's, 'w, 'o> {
     /// Short kept runs not yet handed to the matcher, in order.
     batch: [u8; BATCH],
     batch_len: usize,
+    /// The dense path gathered into the batch since it was last handed on: its text
+    /// has a control every few bytes, worth squeezing out before the matcher
+    /// ([`Matcher::push_gathered`]); runs between sparse members of D are not.
+    dense: bool,
 }
 
 impl MatchSink<'_, '_, '_, '_> {
@@ -379,10 +383,18 @@ impl MatchSink<'_, '_, '_, '_> {
         }
         let len = self.batch_len;
         self.batch_len = 0;
-        // Whole code points of `str`s were gathered, so this always holds.
+        let dense = core::mem::take(&mut self.dense);
         let gathered = self.batch.get_mut(..len).unwrap_or_default();
-        if !self.matcher.push_gathered(gathered, self.writer) {
-            self.writer.fault = true;
+        // Whole code points of `str`s were gathered, so this always holds.
+        if dense {
+            if !self.matcher.push_gathered(gathered, self.writer) {
+                self.writer.fault = true;
+            }
+            return;
+        }
+        match core::str::from_utf8(gathered) {
+            Ok(text) => self.matcher.push(text, self.writer),
+            Err(_) => self.writer.fault = true,
         }
     }
 }
@@ -421,6 +433,7 @@ impl KeepSink for MatchSink<'_, '_, '_, '_> {
     #[inline]
     fn gathered(&mut self, n: usize) {
         self.batch_len = self.batch_len.saturating_add(n).min(BATCH);
+        self.dense = true;
     }
 }
 
@@ -448,6 +461,7 @@ impl<'s> Engine<'s> {
             writer,
             batch: [0; BATCH],
             batch_len: 0,
+            dense: false,
         };
         self.escapes.push(text, &mut |s| keeper.push(s, &mut sink));
         sink.flush();
@@ -460,6 +474,7 @@ impl<'s> Engine<'s> {
             writer,
             batch: [0; BATCH],
             batch_len: 0,
+            dense: false,
         };
         self.escapes.finish(&mut |s| keeper.push(s, &mut sink));
         keeper.finish(&mut sink);
