@@ -774,14 +774,19 @@ struct Squeezed {
 /// `after_c2`: the byte before them is 0xC2.
 #[inline(always)]
 fn squeeze_word(x: u64, after_c2: bool) -> Squeezed {
-    let ascii = !x & H;
-    // 0x80 where an ASCII byte is 0x20 or more.
-    let printable = (x & L).wrapping_add(splat(0x60)) & H;
-    let kept_c0 = zero_bytes64(x ^ splat(b'\t')) | zero_bytes64(x ^ splat(b'\n'));
-    let dropped = (ascii & !printable & !kept_c0) | zero_bytes64(x ^ splat(0x7F));
+    // On the low seven bits of each byte (sums below 0x100: no carry crosses a byte),
+    // bit 7 of `low + k` says `low >= 0x80 - k`.
+    let low = x & L;
+    let below_20 = !low.wrapping_add(splat(0x60));
+    let from_09 = low.wrapping_add(splat(0x77));
+    let from_0b = low.wrapping_add(splat(0x75));
+    let is_7f = low.wrapping_add(splat(0x01));
+    // TAB and LF are 0x09 and 0x0A; the high bit clear: an ASCII byte.
+    let dropped = ((below_20 & !(from_09 & !from_0b)) | is_7f) & !x & H;
     let c2 = zero_bytes64(x ^ splat(0xC2));
-    // A second byte 0x80–0x9F after 0xC2: a C1 control.
-    let second = zero_bytes64((x & splat(0xE0)) ^ splat(0x80));
+    // A second byte 0x80–0x9F (after 0xC2: a C1 control): bit 7 set, bits 6 and 5
+    // clear (shifted up to bit 7 of the same byte).
+    let second = x & !(x << 1) & !(x << 2) & H;
     let c1 = second & (c2 << 8 | if after_c2 { 0x80 } else { 0 });
     let mut gone = dropped | c1 | c1 >> 8;
     // One bit per gone byte, summed by a multiply (no `popcnt` in the baseline target).
