@@ -838,3 +838,27 @@ proptest! {
         prop_assert_eq!(exact, plain);
     }
 }
+
+/// Every code point up to U+0FFF (and a few beyond) at every offset in a word: only
+/// the controls step 3 drops go.
+#[test]
+fn squeeze_controls_is_exact_for_each_code_point_and_offset() {
+    let dropped = |c: char| c.is_control() && c != '\t' && c != '\n';
+    let points = (0u32..0x1000)
+        .chain([0x2028, 0xFEFF, 0x1F600, 0xE0041, 0x10FFFF])
+        .filter_map(char::from_u32);
+    for c in points {
+        for pad in 0..9 {
+            let text: String = std::iter::repeat_n('a', pad)
+                .chain([c, 'x', c, c])
+                .chain(std::iter::repeat_n('b', 8 - pad))
+                .chain([c])
+                .collect();
+            let want: String = text.chars().filter(|&c| !dropped(c)).collect();
+            let mut buf = [0u8; 64];
+            buf[..text.len()].copy_from_slice(text.as_bytes());
+            let n = super::matcher::squeeze_controls(&mut buf[..text.len()]);
+            assert_eq!(core::str::from_utf8(&buf[..n]).unwrap(), want, "{c:?} {pad}");
+        }
+    }
+}
