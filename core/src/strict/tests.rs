@@ -858,7 +858,11 @@ fn squeeze_controls_is_exact_for_each_code_point_and_offset() {
             let mut buf = [0u8; 64];
             buf[..text.len()].copy_from_slice(text.as_bytes());
             let n = super::matcher::squeeze_controls(&mut buf[..text.len()]);
-            assert_eq!(core::str::from_utf8(&buf[..n]).unwrap(), want, "{c:?} {pad}");
+            assert_eq!(
+                core::str::from_utf8(&buf[..n]).unwrap(),
+                want,
+                "{c:?} {pad}"
+            );
         }
     }
 }
