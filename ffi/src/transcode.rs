@@ -35,6 +35,9 @@ pub(crate) struct Utf8Written {
     pub lone_surrogates: bool,
     /// Whether a code point was left out (`STRIP` only).
     pub dropped: bool,
+    /// UTF-16 code units written to `kept` (`STRIP` with a `kept` buffer only): the
+    /// input's units less the code points left out.
+    pub kept_units: usize,
 }
 
 /// The `i`-th code unit of UTF-16LE bytes.
@@ -71,18 +74,27 @@ const fn is_low(u: u16) -> bool {
 }
 
 /// UTF-16LE `units` (`units.len() / 2` code units) as UTF-8 into `dst`, each lone
-/// surrogate as U+FFFD. With `STRIP`, a non-ASCII code point that sanitize's steps
-/// 1–2 drop (the invisibles, orphan selectors, C1 controls; decided on the original
-/// sequence, as [`Kept`] does) is not written: core then finds nothing to drop and
-/// stays on its copying path, and what it does is unchanged (both steps are
-/// idempotent). ASCII controls are left to core. The result is valid only when
-/// `lone_surrogates` is false (else [`stripped_to_utf8`] redoes the walk, pairing
-/// halves). `None` when `dst` is too small (3 bytes per unit always suffice) or
-/// `units` has an odd length.
-pub(crate) fn to_utf8<const STRIP: bool>(units: &[u8], dst: &mut [u8]) -> Option<Utf8Written> {
-    if !units.len().is_multiple_of(2) {
+/// surrogate as U+FFFD. With `STRIP`, a code point that sanitize's steps 1–2 drop
+/// (the invisibles, orphan selectors, controls but TAB and LF; decided on the
+/// original sequence, as [`Kept`] does) is not written: core then finds nothing to
+/// drop and stays on its copying path, and what it does is unchanged (both steps are
+/// idempotent). With `STRIP` and a `kept` buffer (at least `units.len()` bytes), the
+/// units of the code points written are also copied there: when core then changes
+/// nothing more, that copy is the result, and the UTF-8 need not be transcoded back.
+/// The result is valid only when `lone_surrogates` is false (else
+/// [`stripped_to_utf8`] redoes the walk, pairing halves). `None` when `dst` is too
+/// small (3 bytes per unit always suffice), `kept` is too small, or `units` has an
+/// odd length.
+pub(crate) fn to_utf8<const STRIP: bool>(
+    units: &[u8],
+    dst: &mut [u8],
+    mut kept: Option<&mut [u8]>,
+) -> Option<Utf8Written> {
+    if !units.len().is_multiple_of(2) || kept.as_ref().is_some_and(|k| k.len() < units.len()) {
         return None;
     }
+    // Bytes written to `kept`.
+    let mut k = 0usize;
     let count = units.len() / 2;
     let mut i = 0usize;
     let mut o = 0usize;
@@ -98,7 +110,13 @@ pub(crate) fn to_utf8<const STRIP: bool>(units: &[u8], dst: &mut [u8]) -> Option
             units.get(from..from.checked_add(32)?),
             dst.get_mut(o..o.checked_add(16)?),
         ) {
-            let n = blocks::narrow(src.try_into().ok()?, d.try_into().ok()?);
+            let n = blocks::narrow::<STRIP>(src.try_into().ok()?, d.try_into().ok()?);
+            if let Some(kept) = kept.as_deref_mut() {
+                // The whole block, of which the first `n` units count: `k <= 2 * i`,
+                // so the room is there.
+                put(kept, k, src)?;
+                k = k.checked_add(n.checked_mul(2)?)?;
+            }
             // A whole block advances by a constant, so the next load's address does
             // not wait for this block's mask (the branch is predicted instead).
             if n == 16 {
@@ -117,8 +135,16 @@ pub(crate) fn to_utf8<const STRIP: bool>(units: &[u8], dst: &mut [u8]) -> Option
         i = i.checked_add(1)?;
         if u < 0x80 {
             let [b, _] = u.to_le_bytes();
+            let c = char::from(b);
+            prev = Some(c);
+            if STRIP && is_control(c) && c != '\t' && c != '\n' {
+                dropped = true;
+                continue;
+            }
             o = put(dst, o, &[b])?;
-            prev = Some(char::from(b));
+            if let Some(kept) = kept.as_deref_mut() {
+                k = put(kept, k, &u.to_le_bytes())?;
+            }
             continue;
         }
         let c = if is_high(u) {
@@ -137,6 +163,9 @@ pub(crate) fn to_utf8<const STRIP: bool>(units: &[u8], dst: &mut [u8]) -> Option
         let Some(c) = c else {
             lone = true;
             o = put(dst, o, &REPLACEMENT_UTF8)?;
+            if let Some(kept) = kept.as_deref_mut() {
+                k = put(kept, k, &u.to_le_bytes())?;
+            }
             prev = Some('\u{FFFD}');
             continue;
         };
@@ -146,6 +175,12 @@ pub(crate) fn to_utf8<const STRIP: bool>(units: &[u8], dst: &mut [u8]) -> Option
             continue;
         }
         prev = Some(c);
+        if let Some(kept) = kept.as_deref_mut() {
+            let mut pair = [0u16; 2];
+            for unit in c.encode_utf16(&mut pair) {
+                k = put(kept, k, &unit.to_le_bytes())?;
+            }
+        }
         let [lo, hi] = u.to_le_bytes();
         o = if u < 0x800 {
             put(dst, o, &[0xC0 | (hi << 2) | (lo >> 6), 0x80 | (lo & 0x3F)])?
@@ -168,6 +203,7 @@ pub(crate) fn to_utf8<const STRIP: bool>(units: &[u8], dst: &mut [u8]) -> Option
         len: o,
         lone_surrogates: lone,
         dropped,
+        kept_units: k / 2,
     })
 }
 
@@ -283,24 +319,46 @@ pub(crate) struct Stripped {
     pub len: usize,
     /// Whether steps 1–2 dropped anything.
     pub dropped: bool,
+    /// UTF-16 code units written to `units_out` (when given).
+    pub kept_units: usize,
 }
 
-/// The elements [`Kept`] yields, as UTF-8 into `dst` (a lone surrogate as U+FFFD);
-/// `None` when `dst` is too small (3 bytes per unit always suffice).
-pub(crate) fn stripped_to_utf8(units: &[u8], dst: &mut [u8]) -> Option<Stripped> {
+/// The elements [`Kept`] yields, as UTF-8 into `dst` (a lone surrogate as U+FFFD)
+/// and, with `units_out`, as UTF-16LE units there (a lone surrogate as itself, a
+/// pair joined across a drop as the pair); `None` when a buffer is too small (3
+/// bytes per unit always suffice for `dst`, 2 for `units_out`).
+pub(crate) fn stripped_to_utf8(
+    units: &[u8],
+    dst: &mut [u8],
+    mut units_out: Option<&mut [u8]>,
+) -> Option<Stripped> {
     let mut kept = Kept::new(units);
     let mut o = 0usize;
+    let mut k = 0usize;
     let mut buf = [0u8; 4];
+    let mut pair = [0u16; 2];
     for e in kept.by_ref() {
-        let bytes: &[u8] = match e {
-            Element::Scalar(c) => c.encode_utf8(&mut buf).as_bytes(),
-            Element::Lone(_) => &REPLACEMENT_UTF8,
+        let (bytes, wide): (&[u8], &[u16]) = match e {
+            Element::Scalar(c) => (
+                c.encode_utf8(&mut buf).as_bytes(),
+                c.encode_utf16(&mut pair),
+            ),
+            Element::Lone(u) => {
+                pair = [u, 0];
+                (&REPLACEMENT_UTF8, pair.get(..1)?)
+            }
         };
         o = put(dst, o, bytes)?;
+        if let Some(out) = units_out.as_deref_mut() {
+            for u in wide {
+                k = put(out, k, &u.to_le_bytes())?;
+            }
+        }
     }
     Some(Stripped {
         len: o,
         dropped: kept.dropped,
+        kept_units: k / 2,
     })
 }
 
@@ -428,7 +486,7 @@ mod tests {
     fn utf8_of(units: &[u16]) -> (String, bool) {
         let src = le(units);
         let mut dst = vec![0u8; units.len() * 3];
-        let w = to_utf8::<false>(&src, &mut dst).unwrap();
+        let w = to_utf8::<false>(&src, &mut dst, None).unwrap();
         (
             String::from_utf8(dst[..w.len].to_vec()).unwrap(),
             w.lone_surrogates,
@@ -466,10 +524,10 @@ mod tests {
 
     #[test]
     fn generated_units_match_std_and_the_strip_walk() {
-        const UNITS: [u16; 24] = [
+        const UNITS: [u16; 28] = [
             0x61, 0x20, 0x7A, 0xE9, 0xAD, 0x85, 0x7FF, 0x800, 0x2014, 0x200B, 0x202E, 0x2060,
             0xFE0E, 0xFE0F, 0xFEFF, 0x3164, 0xFFFD, 0xFFFF, 0x2764, 0xD83D, 0xDE00, 0xDB40, 0xDC61,
-            0x180E,
+            0x180E, 0x07, 0x0D, 0x09, 0x0A,
         ];
         let mut seed = 5u32;
         let mut next = |n: u32| {
@@ -485,19 +543,32 @@ mod tests {
                 if next(3) == 0 {
                     units.extend(std::iter::repeat_n(0x61, ascii_run));
                 }
-                units.push(UNITS[next(24) as usize]);
+                units.push(UNITS[next(28) as usize]);
             }
             let src = le(&units);
             let mut dst = vec![0u8; units.len() * 3];
-            let w = to_utf8::<false>(&src, &mut dst).unwrap();
+            let w = to_utf8::<false>(&src, &mut dst, None).unwrap();
             let lossy = String::from_utf16_lossy(&units);
             assert_eq!(&dst[..w.len], lossy.as_bytes(), "{units:x?}");
-            let w = to_utf8::<true>(&src, &mut dst).unwrap();
+            let mut kept = vec![0u8; src.len()];
+            let w = to_utf8::<true>(&src, &mut dst, Some(&mut kept)).unwrap();
+            let mut walked = vec![0u8; units.len() * 3];
+            let mut walked_units = vec![0u8; src.len()];
+            let s = stripped_to_utf8(&src, &mut walked, Some(&mut walked_units)).unwrap();
+            // The walk's units are its UTF-8, each lone surrogate for a U+FFFD.
+            let wide: Vec<u16> = walked_units[..s.kept_units * 2]
+                .chunks_exact(2)
+                .map(|p| u16::from_le_bytes([p[0], p[1]]))
+                .collect();
+            assert_eq!(
+                String::from_utf16_lossy(&wide).as_bytes(),
+                &walked[..s.len],
+                "{units:x?}"
+            );
             if !w.lone_surrogates {
-                let mut walked = vec![0u8; units.len() * 3];
-                let s = stripped_to_utf8(&src, &mut walked).unwrap();
                 assert_eq!(&dst[..w.len], &walked[..s.len], "{units:x?}");
                 assert_eq!(w.dropped, s.dropped);
+                assert_eq!(&kept[..w.kept_units * 2], &walked_units[..s.kept_units * 2]);
             }
         }
     }
@@ -506,14 +577,18 @@ mod tests {
     fn to_utf8_refuses_a_short_buffer() {
         let src = le(&[0x20AC, 0x20AC]);
         let mut dst = [0u8; 5];
-        assert_eq!(to_utf8::<false>(&src, &mut dst), None);
-        assert_eq!(to_utf8::<true>(&[1, 2, 3], &mut [0u8; 9]), None);
+        assert_eq!(to_utf8::<false>(&src, &mut dst, None), None);
+        assert_eq!(to_utf8::<true>(&[1, 2, 3], &mut [0u8; 9], None), None);
+        assert_eq!(
+            to_utf8::<true>(&src, &mut [0u8; 9], Some(&mut [0u8; 3])),
+            None
+        );
     }
 
     fn stripped(units: &[u16]) -> (String, bool) {
         let src = le(units);
         let mut dst = vec![0u8; units.len() * 3];
-        let s = stripped_to_utf8(&src, &mut dst).unwrap();
+        let s = stripped_to_utf8(&src, &mut dst, None).unwrap();
         (String::from_utf8(dst[..s.len].to_vec()).unwrap(), s.dropped)
     }
 

@@ -142,16 +142,22 @@ pub unsafe extern "C" fn airlock_sanitize_prose_utf16(
             return Ok(airlock_status::BufferTooSmall);
         }
         let (input, work) = scratch.split_at_mut(bound);
-        // Invisibles left out on the way (core repeats steps 1-2; they change
-        // nothing the second time).
-        let written = transcode::to_utf8::<true>(text, input).ok_or(airlock_status::Internal)?;
+        // The units steps 1-2 keep go to `out` as well, when it has room for all of
+        // the input's (it has at the sizes the binding passes): when core changes
+        // nothing more, they are the result, with no transcoding back.
+        let kept_room = out.len() >= text_bytes;
+        // Invisibles and controls left out on the way (core repeats steps 1-2; they
+        // change nothing the second time).
+        let written = transcode::to_utf8::<true>(text, input, kept_room.then_some(&mut *out))
+            .ok_or(airlock_status::Internal)?;
         // A lone surrogate: the reference's steps 1-2 on the units first, which may
         // pair halves.
-        let (len, dropped) = if written.lone_surrogates {
-            let s = transcode::stripped_to_utf8(text, input).ok_or(airlock_status::Internal)?;
-            (s.len, s.dropped)
+        let (len, dropped, kept_units) = if written.lone_surrogates {
+            let s = transcode::stripped_to_utf8(text, input, kept_room.then_some(&mut *out))
+                .ok_or(airlock_status::Internal)?;
+            (s.len, s.dropped, s.kept_units)
         } else {
-            (written.len, written.dropped)
+            (written.len, written.dropped, written.kept_units)
         };
         let input = input.get(..len).ok_or(airlock_status::Internal)?;
         // Valid by construction; checked anyway (SIMD, a fraction of the call), so a
@@ -166,11 +172,18 @@ pub unsafe extern "C" fn airlock_sanitize_prose_utf16(
             // The scratch holds core's worst case: a disagreement is a bug.
             Err(ProseError::BufferTooSmall(_)) => return Err(airlock_status::Internal),
         };
-        if !dropped && prose.text == input {
+        let core_unchanged = prose.text == input;
+        if !dropped && core_unchanged {
             report(text_len, 0, airlock_encoding::Unchanged);
             return Ok(airlock_status::Ok);
         }
-        let (units, encoding) = if transcode::fits_latin1(prose.text) {
+        let latin1 = transcode::fits_latin1(prose.text);
+        if kept_room && core_unchanged && !latin1 {
+            // `out` holds the kept units: the input's own, lone surrogates included.
+            report(kept_units, 0, airlock_encoding::Utf16);
+            return Ok(airlock_status::Ok);
+        }
+        let (units, encoding) = if latin1 {
             // Latin-1 output holds no U+FFFD, so nothing to restore.
             if out.len() < prose.text.len() {
                 report(
@@ -246,7 +259,8 @@ pub unsafe extern "C" fn airlock_fence_token_utf16(
             report(token_room, bound, airlock_encoding::Unchanged);
             return Ok(airlock_status::BufferTooSmall);
         }
-        let written = transcode::to_utf8::<false>(text, scratch).ok_or(airlock_status::Internal)?;
+        let written =
+            transcode::to_utf8::<false>(text, scratch, None).ok_or(airlock_status::Internal)?;
         let payload = scratch.get(..written.len).ok_or(airlock_status::Internal)?;
         let token = fence_token(payload);
         let dst = out
@@ -337,7 +351,9 @@ mod tests {
             ("café\u{200B} au lait", 100, 1),
             ("em — dash\u{200B}", 100, 2),
             ("x untrusted-content:end y", 100, 1),
-            ("0123456789", 4, 2), // the note holds U+2026
+            ("0123456789", 4, 2),            // the note holds U+2026
+            ("a\u{7}—\r\n\u{FEFF}", 100, 2), // the kept units, as they are
+            ("x\u{200B} untrusted-content:end y —", 100, 2), // redacted: transcoded back
         ] {
             let units: Vec<u16> = s.encode_utf16().collect();
             let c = roomy(&units, max);

@@ -5,17 +5,24 @@
 //! loops elsewhere.
 
 /// UTF-16LE units to bytes: `dst[k]` is the low byte of unit `k`; returns the number
-/// of leading units below U+0080.
+/// of leading units below U+0080 — with `KEPT`, of leading units that sanitize's
+/// step 2 keeps too (U+0020–U+007E, TAB, LF: no control).
 #[inline]
-pub(super) fn narrow(src: &[u8; 32], dst: &mut [u8; 16]) -> usize {
+pub(super) fn narrow<const KEPT: bool>(src: &[u8; 32], dst: &mut [u8; 16]) -> usize {
     #[cfg(target_arch = "x86_64")]
     {
-        x86::narrow(src, dst)
+        x86::narrow::<KEPT>(src, dst)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        portable::narrow(src, dst)
+        portable::narrow::<KEPT>(src, dst)
     }
+}
+
+/// Whether an ASCII unit is one step 2 keeps (not a control, or TAB or LF).
+#[cfg(any(not(target_arch = "x86_64"), test))]
+const fn kept_ascii(u: u16) -> bool {
+    matches!(u, 0x20..=0x7E | 0x09 | 0x0A)
 }
 
 /// Bytes to UTF-16LE units (each byte zero-extended); returns the number of leading
@@ -49,7 +56,7 @@ fn ascii_prefix(src: &[u8; 16]) -> usize {
 
 #[cfg(any(not(target_arch = "x86_64"), test))]
 mod portable {
-    pub(super) fn narrow(src: &[u8; 32], dst: &mut [u8; 16]) -> usize {
+    pub(super) fn narrow<const KEPT: bool>(src: &[u8; 32], dst: &mut [u8; 16]) -> usize {
         let mut prefix = 16;
         for (k, (d, pair)) in dst.iter_mut().zip(src.chunks_exact(2)).enumerate() {
             let (lo, hi) = (
@@ -57,7 +64,13 @@ mod portable {
                 pair.get(1).copied().unwrap_or(0),
             );
             *d = lo;
-            if prefix == 16 && (lo >= 0x80 || hi != 0) {
+            let unit = u16::from_le_bytes([lo, hi]);
+            let ok = if KEPT {
+                super::kept_ascii(unit)
+            } else {
+                unit < 0x80
+            };
+            if prefix == 16 && !ok {
                 prefix = k;
             }
         }
@@ -75,9 +88,9 @@ mod portable {
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use core::arch::x86_64::{
-        __m128i, _mm_and_si128, _mm_cmpeq_epi16, _mm_loadu_si128, _mm_movemask_epi8,
-        _mm_packs_epi16, _mm_packus_epi16, _mm_set1_epi16, _mm_setzero_si128, _mm_storeu_si128,
-        _mm_unpackhi_epi8, _mm_unpacklo_epi8,
+        __m128i, _mm_add_epi16, _mm_and_si128, _mm_cmpeq_epi16, _mm_cmplt_epi16, _mm_loadu_si128,
+        _mm_movemask_epi8, _mm_or_si128, _mm_packs_epi16, _mm_packus_epi16, _mm_set1_epi16,
+        _mm_setzero_si128, _mm_storeu_si128, _mm_unpackhi_epi8, _mm_unpacklo_epi8,
     };
 
     #[inline]
@@ -92,7 +105,7 @@ mod x86 {
         unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), v) }
     }
 
-    pub(super) fn narrow(src: &[u8; 32], dst: &mut [u8; 16]) -> usize {
+    pub(super) fn narrow<const KEPT: bool>(src: &[u8; 32], dst: &mut [u8; 16]) -> usize {
         let (a, b) = src.split_at(16);
         let (Ok(a), Ok(b)) = (<&[u8; 16]>::try_from(a), <&[u8; 16]>::try_from(b)) else {
             return 0;
@@ -104,25 +117,53 @@ mod x86 {
         // SAFETY: SSE2 is part of x86-64: every x86-64 CPU has it.
         let packed = unsafe { _mm_packus_epi16(a, b) };
         store(dst, packed);
-        // A unit is ASCII iff its bits 7-15 are clear: 0xFFFF per ASCII unit, packed
-        // with signed saturation to 0xFF per ASCII unit.
+        let (a_ok, b_ok) = if KEPT {
+            (kept_ascii(a), kept_ascii(b))
+        } else {
+            (ascii(a), ascii(b))
+        };
+        // 0xFFFF per counted unit, packed with signed saturation to 0xFF.
+        // SAFETY: SSE2 is part of x86-64: every x86-64 CPU has it.
+        let ascii = unsafe { _mm_packs_epi16(a_ok, b_ok) };
+        // SAFETY: SSE2 is part of x86-64: every x86-64 CPU has it.
+        let non_ascii = !(unsafe { _mm_movemask_epi8(ascii) } as u32) | 0x1_0000;
+        non_ascii.trailing_zeros() as usize
+    }
+
+    /// 0xFFFF for each unit below U+0080 (bits 7-15 clear), else 0.
+    #[inline]
+    fn ascii(v: __m128i) -> __m128i {
         // SAFETY: SSE2 is part of x86-64: every x86-64 CPU has it.
         let high = unsafe { _mm_set1_epi16(0xFF80_u16.cast_signed()) };
         // SAFETY: SSE2 is part of x86-64: every x86-64 CPU has it.
         let zero = unsafe { _mm_setzero_si128() };
         // SAFETY: SSE2 is part of x86-64: every x86-64 CPU has it.
-        let a_high = unsafe { _mm_and_si128(a, high) };
+        let masked = unsafe { _mm_and_si128(v, high) };
         // SAFETY: SSE2 is part of x86-64: every x86-64 CPU has it.
-        let a_ascii = unsafe { _mm_cmpeq_epi16(a_high, zero) };
+        unsafe { _mm_cmpeq_epi16(masked, zero) }
+    }
+
+    /// 0xFFFF for each unit in U+0020–U+007E, TAB or LF, else 0.
+    #[inline]
+    fn kept_ascii(v: __m128i) -> __m128i {
+        // `u - 0x20 < 0x5F` unsigned, as a signed compare of both sides biased by
+        // 0x8000: `u + 0x7FE0 < 0x805F`.
+        let splat = |x: u16| {
+            // SAFETY: SSE2 is part of x86-64: every x86-64 CPU has it.
+            unsafe { _mm_set1_epi16(x.cast_signed()) }
+        };
         // SAFETY: SSE2 is part of x86-64: every x86-64 CPU has it.
-        let b_high = unsafe { _mm_and_si128(b, high) };
+        let biased = unsafe { _mm_add_epi16(v, splat(0x7FE0)) };
         // SAFETY: SSE2 is part of x86-64: every x86-64 CPU has it.
-        let b_ascii = unsafe { _mm_cmpeq_epi16(b_high, zero) };
+        let printable = unsafe { _mm_cmplt_epi16(biased, splat(0x805F)) };
         // SAFETY: SSE2 is part of x86-64: every x86-64 CPU has it.
-        let ascii = unsafe { _mm_packs_epi16(a_ascii, b_ascii) };
+        let tab = unsafe { _mm_cmpeq_epi16(v, splat(0x09)) };
         // SAFETY: SSE2 is part of x86-64: every x86-64 CPU has it.
-        let non_ascii = !(unsafe { _mm_movemask_epi8(ascii) } as u32) | 0x1_0000;
-        non_ascii.trailing_zeros() as usize
+        let lf = unsafe { _mm_cmpeq_epi16(v, splat(0x0A)) };
+        // SAFETY: SSE2 is part of x86-64: every x86-64 CPU has it.
+        let tab_or_lf = unsafe { _mm_or_si128(tab, lf) };
+        // SAFETY: SSE2 is part of x86-64: every x86-64 CPU has it.
+        unsafe { _mm_or_si128(printable, tab_or_lf) }
     }
 
     pub(super) fn widen(src: &[u8; 16], dst: &mut [u8; 32]) -> usize {
@@ -168,9 +209,23 @@ mod tests {
                 }
             }
             let (mut a, mut b) = ([0u8; 16], [0u8; 16]);
-            let (n, m) = (narrow(&src, &mut a), portable::narrow(&src, &mut b));
+            let (n, m) = (
+                narrow::<false>(&src, &mut a),
+                portable::narrow::<false>(&src, &mut b),
+            );
             assert_eq!(n, m);
             assert_eq!(a[..n], b[..m]);
+            let (n, m) = (
+                narrow::<true>(&src, &mut a),
+                portable::narrow::<true>(&src, &mut b),
+            );
+            assert_eq!(n, m);
+            assert_eq!(a[..n], b[..m]);
+            let want = src
+                .chunks_exact(2)
+                .position(|p| !kept_ascii(u16::from_le_bytes([p[0], p[1]])))
+                .unwrap_or(16);
+            assert_eq!(n, want);
             let half: [u8; 16] = src[..16].try_into().unwrap();
             let (mut a, mut b) = ([0u8; 32], [0u8; 32]);
             assert_eq!(widen(&half, &mut a), portable::widen(&half, &mut b));
@@ -182,9 +237,29 @@ mod tests {
         let mut ascii = [0u8; 32];
         ascii.iter_mut().step_by(2).for_each(|b| *b = b'a');
         let mut d = [0u8; 16];
-        assert_eq!(narrow(&ascii, &mut d), 16);
+        assert_eq!(narrow::<false>(&ascii, &mut d), 16);
+        assert_eq!(narrow::<true>(&ascii, &mut d), 16);
         assert_eq!(d, [b'a'; 16]);
         ascii[31] = 1; // unit 15 is U+0161
-        assert_eq!(narrow(&ascii, &mut d), 15);
+        assert_eq!(narrow::<false>(&ascii, &mut d), 15);
+        ascii[31] = 0;
+        for (unit, kept) in [
+            (0x09u8, true),
+            (0x0A, true),
+            (0x0D, false),
+            (0x00, false),
+            (0x1F, false),
+            (0x20, true),
+            (0x7E, true),
+            (0x7F, false),
+        ] {
+            ascii[20] = unit;
+            assert_eq!(
+                narrow::<true>(&ascii, &mut d),
+                if kept { 16 } else { 10 },
+                "{unit:#x}"
+            );
+            assert_eq!(narrow::<false>(&ascii, &mut d), 16);
+        }
     }
 }
