@@ -17,9 +17,56 @@
 //! halves across what those steps drop; its output, already stripped, is what core
 //! sanitizes (both steps are idempotent).
 
-use airlock_core::class::{is_control, is_stripped};
+use airlock_core::class::{is_control, is_dangerous_invisible, is_stripped, is_variation_selector};
 
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 mod blocks;
+
+/// The BMP units sanitize's steps 1–2 may drop, as a bitmap (bit `u & 63` of word
+/// `u >> 6`): controls, dangerous invisibles, variation selectors (U+FE0F is kept
+/// after a pictographic code point: the unit-wise path decides), and surrogates.
+/// Derived from core's rules, so it follows them.
+// Const evaluation: indexes bounded by the loop (`u < 0x10000`).
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+static MAY_DROP: [u64; 1024] = {
+    let mut t = [0u64; 1024];
+    let mut u = 0u32;
+    while u < 0x10000 {
+        let drop = match char::from_u32(u) {
+            Some(c) => is_control(c) || is_dangerous_invisible(c) || is_variation_selector(c),
+            None => true,
+        };
+        if drop {
+            t[(u >> 6) as usize] |= 1 << (u & 63);
+        }
+        u += 1;
+    }
+    t
+};
+
+/// Whether steps 1–2 may drop BMP unit `u` ([`MAY_DROP`]).
+#[inline]
+fn may_drop(u: u16) -> bool {
+    MAY_DROP
+        .get(usize::from(u >> 6))
+        .is_none_or(|w| w >> (u & 63) & 1 == 1)
+}
+
+/// Whether steps 1–2 keep every unit of a 32-unit block that `non_ascii` marks (the
+/// others, ASCII, the block encoder has checked).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn keeps_non_ascii(src: &[u8; 64], mut non_ascii: u32) -> bool {
+    while non_ascii != 0 {
+        let k = non_ascii.trailing_zeros() as usize;
+        non_ascii &= non_ascii.wrapping_sub(1);
+        if unit(src, k).is_none_or(may_drop) {
+            return false;
+        }
+    }
+    true
+}
 
 /// U+FFFD in UTF-8.
 const REPLACEMENT_UTF8: [u8; 3] = [0xEF, 0xBF, 0xBD];
@@ -103,9 +150,43 @@ pub(crate) fn to_utf8<const STRIP: bool>(
     // The code point before the next one in the original (an ASCII stand-in after a
     // block: only whether it is pictographic matters, and no ASCII code point is).
     let mut prev: Option<char> = None;
+    #[cfg(target_arch = "x86_64")]
+    let wide = avx512::detect();
+    // After a block the wide step refused, the units up to here go the narrow way.
+    #[cfg(target_arch = "x86_64")]
+    let mut narrow_until = 0usize;
     while i < count {
-        // Sixteen units at a time while they are ASCII, the common case of prose.
         let from = i.checked_mul(2)?;
+        // Thirty-two units at a time, ASCII or not, with AVX-512.
+        #[cfg(target_arch = "x86_64")]
+        if let Some(cpu) = wide
+            && i >= narrow_until
+            && let (Some(src), Some(d)) = (
+                units.get(from..from.checked_add(64)?),
+                dst.get_mut(o..o.checked_add(96)?),
+            )
+        {
+            let src: &[u8; 64] = src.try_into().ok()?;
+            match cpu.encode32::<STRIP>(src, d.try_into().ok()?) {
+                Some(block) if !STRIP || keeps_non_ascii(src, block.non_ascii) => {
+                    if let Some(kept) = kept.as_deref_mut() {
+                        // `k <= 2 * i`: the room is there.
+                        k = put(kept, k, src)?;
+                    }
+                    i = i.checked_add(32)?;
+                    o = o.checked_add(block.len)?;
+                    // The last unit: no surrogate, so a code point of its own.
+                    prev = if block.non_ascii >> 31 == 0 {
+                        Some('a')
+                    } else {
+                        char::from_u32(u32::from(unit(src, 31)?))
+                    };
+                    continue;
+                }
+                _ => narrow_until = i.checked_add(32)?,
+            }
+        }
+        // Sixteen units at a time while they are ASCII, the common case of prose.
         if let (Some(src), Some(d)) = (
             units.get(from..from.checked_add(32)?),
             dst.get_mut(o..o.checked_add(16)?),

@@ -1,0 +1,188 @@
+//! UTF-16 → UTF-8 thirty-two units at a time with AVX-512 (BW for the compares and
+//! the narrowing, VBMI2 for `vpcompressb`), on CPUs that have it: each unit is
+//! widened to a 32-bit lane, encoded there as one, two or three bytes, and the bytes
+//! are packed together by a compress with the lanes' byte mask. A block holding a
+//! surrogate (or, for sanitize, an ASCII control) is left to the caller's unit-wise
+//! path. The SSE2 steps (`blocks.rs`) remain for every other CPU.
+
+use core::arch::x86_64::{
+    __m256i, __m512i, _mm256_loadu_si256, _mm256_storeu_si256, _mm512_and_si512,
+    _mm512_cmpeq_epi16_mask, _mm512_cmplt_epu16_mask, _mm512_cmplt_epu32_mask,
+    _mm512_cvtepi16_epi8, _mm512_cvtepu16_epi32, _mm512_loadu_si512, _mm512_mask_mov_epi32,
+    _mm512_mask_storeu_epi8, _mm512_maskz_compress_epi8, _mm512_movepi8_mask, _mm512_or_si512,
+    _mm512_set1_epi16, _mm512_set1_epi32, _mm512_slli_epi32, _mm512_srli_epi32,
+};
+
+cpufeatures::new!(cpuid_vbmi2, "avx512f", "avx512bw", "avx512vbmi2", "popcnt");
+
+/// Proof that the CPU has AVX-512 F, BW, VBMI2 and POPCNT: only [`detect`] makes
+/// one, after asking the CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Avx512 {
+    _detected: (),
+}
+
+/// The CPU's AVX-512, when it has what the encoder uses.
+#[inline]
+pub(crate) fn detect() -> Option<Avx512> {
+    cpuid_vbmi2::get().then_some(Avx512 { _detected: () })
+}
+
+/// What [`Avx512::encode32`] wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Block32 {
+    /// UTF-8 bytes written.
+    pub len: usize,
+    /// Bit `k` set: unit `k` is U+0080 or above.
+    pub non_ascii: u32,
+}
+
+impl Avx512 {
+    /// The 32 units of `src` (UTF-16LE) as UTF-8 at the start of `dst`, when none of
+    /// them is a surrogate and — with `KEPT` — none is an ASCII control but TAB and
+    /// LF; `None` (and `dst` holds garbage) otherwise.
+    #[inline]
+    pub(crate) fn encode32<const KEPT: bool>(
+        self,
+        src: &[u8; 64],
+        dst: &mut [u8; 96],
+    ) -> Option<Block32> {
+        // SAFETY: `self` proves the CPU features; the sizes are in the types.
+        unsafe { encode32::<KEPT>(src, dst) }
+    }
+}
+
+/// [`Avx512::encode32`].
+///
+/// # Safety
+///
+/// The CPU must support AVX-512 F, BW, VBMI2 and POPCNT.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,popcnt")]
+unsafe fn encode32<const KEPT: bool>(src: &[u8; 64], dst: &mut [u8; 96]) -> Option<Block32> {
+    // SAFETY: `src` is 64 readable bytes; `loadu` has no alignment requirement.
+    let units: __m512i = unsafe { _mm512_loadu_si512(src.as_ptr().cast()) };
+    let surrogate = _mm512_cmpeq_epi16_mask(
+        _mm512_and_si512(units, _mm512_set1_epi16(0xF800_u16.cast_signed())),
+        _mm512_set1_epi16(0xD800_u16.cast_signed()),
+    );
+    let non_ascii = !_mm512_cmplt_epu16_mask(units, _mm512_set1_epi16(0x80));
+    let mut refused = surrogate;
+    if KEPT {
+        // Below U+0020 but TAB and LF, and DEL.
+        let low = _mm512_cmplt_epu16_mask(units, _mm512_set1_epi16(0x20))
+            & !_mm512_cmpeq_epi16_mask(units, _mm512_set1_epi16(0x09))
+            & !_mm512_cmpeq_epi16_mask(units, _mm512_set1_epi16(0x0A));
+        refused |= low | _mm512_cmpeq_epi16_mask(units, _mm512_set1_epi16(0x7F));
+    }
+    if refused != 0 {
+        return None;
+    }
+    if non_ascii == 0 {
+        // All ASCII: the low bytes.
+        let bytes: __m256i = _mm512_cvtepi16_epi8(units);
+        // SAFETY: `dst` has at least 32 writable bytes; no alignment requirement.
+        unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), bytes) };
+        return Some(Block32 { len: 32, non_ascii });
+    }
+    let mut len = 0usize;
+    let (first, second) = src.split_at(32);
+    for part in [first, second] {
+        // SAFETY: `part` is 32 readable bytes; `loadu` has no alignment requirement.
+        let part: __m256i = unsafe { _mm256_loadu_si256(part.as_ptr().cast()) };
+        let x = _mm512_cvtepu16_epi32(part);
+        let low6 = _mm512_set1_epi32(0x3F);
+        let cont = _mm512_set1_epi32(0x80);
+        // Three bytes: 1110xxxx 10xxxxxx 10xxxxxx, lowest lane byte first.
+        let b0 = _mm512_or_si512(_mm512_srli_epi32::<12>(x), _mm512_set1_epi32(0xE0));
+        let b1 = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32::<6>(x), low6), cont);
+        let b2 = _mm512_or_si512(_mm512_and_si512(x, low6), cont);
+        let three = _mm512_or_si512(
+            _mm512_or_si512(b0, _mm512_slli_epi32::<8>(b1)),
+            _mm512_slli_epi32::<16>(b2),
+        );
+        // Two bytes: 110xxxxx 10xxxxxx.
+        let c0 = _mm512_or_si512(_mm512_srli_epi32::<6>(x), _mm512_set1_epi32(0xC0));
+        let two = _mm512_or_si512(c0, _mm512_slli_epi32::<8>(b2));
+        let is_one = _mm512_cmplt_epu32_mask(x, _mm512_set1_epi32(0x80));
+        let is_two = _mm512_cmplt_epu32_mask(x, _mm512_set1_epi32(0x800));
+        let encoded = _mm512_mask_mov_epi32(_mm512_mask_mov_epi32(three, is_two, two), is_one, x);
+        // 0xFF in each byte a lane keeps: one, two or three.
+        let keep = _mm512_mask_mov_epi32(
+            _mm512_mask_mov_epi32(
+                _mm512_set1_epi32(0x00FF_FFFF),
+                is_two,
+                _mm512_set1_epi32(0xFFFF),
+            ),
+            is_one,
+            _mm512_set1_epi32(0xFF),
+        );
+        let mask = _mm512_movepi8_mask(keep);
+        let packed = _mm512_maskz_compress_epi8(mask, encoded);
+        // At most 48 bytes (16 lanes of three).
+        let n = mask.count_ones() as usize;
+        let out = dst.get_mut(len..len.checked_add(n)?)?;
+        let first_n = 1u64.checked_shl(n as u32)?.wrapping_sub(1);
+        // SAFETY: the masked store writes only the first `n` bytes, which `out`
+        // holds (checked above); masked-off lanes are neither written nor faulted on.
+        unsafe { _mm512_mask_storeu_epi8(out.as_mut_ptr().cast(), first_n, packed) };
+        len = len.checked_add(n)?;
+    }
+    Some(Block32 { len, non_ascii })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodes_like_std_and_refuses_what_it_must() {
+        let Some(cpu) = detect() else {
+            return; // nothing to compare on this CPU
+        };
+        const UNITS: [u16; 16] = [
+            0x61, 0x20, 0x7F, 0x07, 0x09, 0x0A, 0xE9, 0x7FF, 0x800, 0x2014, 0xFFFF, 0xD83D, 0xDE00,
+            0xFEFF, 0xD7FF, 0xE000,
+        ];
+        let mut seed = 11u32;
+        for _ in 0..20_000 {
+            let mut units = [0x61u16; 32];
+            for u in units.iter_mut() {
+                seed ^= seed << 13;
+                seed ^= seed >> 17;
+                seed ^= seed << 5;
+                if seed.is_multiple_of(5) {
+                    *u = UNITS[(seed >> 8) as usize % 16];
+                }
+            }
+            let mut src = [0u8; 64];
+            for (pair, u) in src.chunks_exact_mut(2).zip(units) {
+                pair.copy_from_slice(&u.to_le_bytes());
+            }
+            let surrogate = units.iter().any(|u| (0xD800..0xE000).contains(u));
+            let control = units
+                .iter()
+                .any(|&u| (u < 0x20 && u != 9 && u != 10) || u == 0x7F);
+            let mut dst = [0u8; 96];
+            for kept in [false, true] {
+                let got = if kept {
+                    cpu.encode32::<true>(&src, &mut dst)
+                } else {
+                    cpu.encode32::<false>(&src, &mut dst)
+                };
+                if surrogate || (kept && control) {
+                    assert_eq!(got, None, "{units:x?}");
+                    continue;
+                }
+                let want = String::from_utf16(&units).unwrap();
+                let got = got.unwrap();
+                assert_eq!(&dst[..got.len], want.as_bytes(), "{units:x?}");
+                let non_ascii = units
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, u)| **u >= 0x80)
+                    .fold(0u32, |m, (k, _)| m | 1 << k);
+                assert_eq!(got.non_ascii, non_ascii);
+            }
+        }
+    }
+}
