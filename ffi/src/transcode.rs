@@ -157,35 +157,42 @@ pub(crate) fn to_utf8<const STRIP: bool>(
     let mut narrow_until = 0usize;
     while i < count {
         let from = i.checked_mul(2)?;
-        // Thirty-two units at a time, ASCII or not, with AVX-512.
+        // Thirty-two units at a time, ASCII or not, with AVX-512, for as many blocks
+        // as it takes.
         #[cfg(target_arch = "x86_64")]
         if let Some(cpu) = wide
             && i >= narrow_until
-            && let (Some(src), Some(d)) = (
-                units.get(from..from.checked_add(64)?),
-                dst.get_mut(o..o.checked_add(96)?),
-            )
         {
-            let src: &[u8; 64] = src.try_into().ok()?;
-            match cpu.encode32::<STRIP>(src, d.try_into().ok()?) {
-                Some(block) if !STRIP || keeps_non_ascii(src, block.non_ascii) => {
-                    if let Some(kept) = kept.as_deref_mut() {
-                        // `k <= 2 * i`: the room is there.
-                        k = put(kept, k, src)?;
-                    }
-                    i = i.checked_add(32)?;
-                    o = o.checked_add(block.len)?;
-                    // The last unit: no surrogate, so a code point of its own.
-                    prev = if block.non_ascii >> 31 == 0 {
-                        Some('a')
-                    } else {
-                        char::from_u32(u32::from(unit(src, 31)?))
-                    };
-                    continue;
+            let run = cpu.encode_run::<STRIP>(
+                units.get(from..)?,
+                dst.get_mut(o..)?,
+                |block, non_ascii| !STRIP || keeps_non_ascii(block, non_ascii),
+            );
+            if run.units > 0 {
+                if let Some(kept) = kept.as_deref_mut() {
+                    // `k <= 2 * i`: the room is there.
+                    k = put(
+                        kept,
+                        k,
+                        units.get(from..from.checked_add(run.units.checked_mul(2)?)?)?,
+                    )?;
                 }
-                _ => narrow_until = i.checked_add(32)?,
+                i = i.checked_add(run.units)?;
+                o = o.checked_add(run.len)?;
+                // The last unit: no surrogate, so a code point of its own.
+                prev = if run.last_non_ascii {
+                    char::from_u32(u32::from(unit(units, i.checked_sub(1)?)?))
+                } else {
+                    Some('a')
+                };
+            }
+            // The block after the run, refused or short: the narrow way.
+            narrow_until = i.checked_add(32)?;
+            if i >= count {
+                break;
             }
         }
+        let from = i.checked_mul(2)?;
         // Sixteen units at a time while they are ASCII, the common case of prose.
         if let (Some(src), Some(d)) = (
             units.get(from..from.checked_add(32)?),
@@ -646,6 +653,52 @@ mod tests {
                 &walked[..s.len],
                 "{units:x?}"
             );
+            if !w.lone_surrogates {
+                assert_eq!(&dst[..w.len], &walked[..s.len], "{units:x?}");
+                assert_eq!(w.dropped, s.dropped);
+                assert_eq!(&kept[..w.kept_units * 2], &walked_units[..s.kept_units * 2]);
+            }
+        }
+    }
+
+    #[test]
+    fn long_runs_of_blocks_match_std_and_the_strip_walk() {
+        // Mostly prose, now and then a unit the wide step refuses or must check, so
+        // runs of blocks end at every offset.
+        const RARE: [u16; 10] = [
+            0x07, 0x0D, 0x7F, 0x85, 0xAD, 0x200B, 0xFE0F, 0xD83D, 0xDE00, 0x2764,
+        ];
+        const COMMON: [u16; 8] = [0x61, 0x20, 0x2014, 0xE9, 0x65E5, 0x0A, 0x7FF, 0xFFFD];
+        let mut seed = 17u32;
+        let mut next = |n: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed % n
+        };
+        for _ in 0..400 {
+            let len = next(700) as usize;
+            let rare = 1 + next(200);
+            let units: Vec<u16> = (0..len)
+                .map(|_| {
+                    if next(rare) == 0 {
+                        RARE[next(10) as usize]
+                    } else if next(6) == 0 {
+                        COMMON[next(8) as usize]
+                    } else {
+                        0x61
+                    }
+                })
+                .collect();
+            let src = le(&units);
+            let mut dst = vec![0u8; units.len() * 3];
+            let w = to_utf8::<false>(&src, &mut dst, None).unwrap();
+            assert_eq!(&dst[..w.len], String::from_utf16_lossy(&units).as_bytes());
+            let mut kept = vec![0u8; src.len()];
+            let w = to_utf8::<true>(&src, &mut dst, Some(&mut kept)).unwrap();
+            let mut walked = vec![0u8; units.len() * 3];
+            let mut walked_units = vec![0u8; src.len()];
+            let s = stripped_to_utf8(&src, &mut walked, Some(&mut walked_units)).unwrap();
             if !w.lone_surrogates {
                 assert_eq!(&dst[..w.len], &walked[..s.len], "{units:x?}");
                 assert_eq!(w.dropped, s.dropped);

@@ -1,21 +1,29 @@
-//! UTF-16 → UTF-8 thirty-two units at a time with AVX-512 (BW for the compares and
-//! the narrowing, VBMI2 for `vpcompressb`), on CPUs that have it: each unit is
+//! UTF-16 → UTF-8 thirty-two units at a time with AVX-512 (BW and VL for the
+//! compares and the narrowing, VBMI2 for `vpcompressb`), on CPUs that have it: each unit is
 //! widened to a 32-bit lane, encoded there as one, two or three bytes, and the bytes
 //! are packed together by a compress with the lanes' byte mask. A block holding a
 //! surrogate (or, for sanitize, an ASCII control) is left to the caller's unit-wise
 //! path. The SSE2 steps (`blocks.rs`) remain for every other CPU.
 
 use core::arch::x86_64::{
-    __m256i, __m512i, _mm256_loadu_si256, _mm256_storeu_si256, _mm512_and_si512,
-    _mm512_cmpeq_epi16_mask, _mm512_cmplt_epu16_mask, _mm512_cmplt_epu32_mask,
-    _mm512_cvtepi16_epi8, _mm512_cvtepu16_epi32, _mm512_loadu_si512, _mm512_mask_mov_epi32,
-    _mm512_mask_storeu_epi8, _mm512_maskz_compress_epi8, _mm512_movepi8_mask, _mm512_or_si512,
-    _mm512_set1_epi16, _mm512_set1_epi32, _mm512_slli_epi32, _mm512_srli_epi32,
+    __m128i, __m256i, __m512i, _mm_storeu_si128, _mm256_cvtepi16_epi8, _mm256_loadu_si256,
+    _mm256_storeu_si256, _mm512_and_si512, _mm512_cmpeq_epi16_mask, _mm512_cmplt_epu16_mask,
+    _mm512_cmplt_epu32_mask, _mm512_cvtepi16_epi8, _mm512_cvtepu16_epi32, _mm512_loadu_si512,
+    _mm512_mask_mov_epi32, _mm512_mask_storeu_epi8, _mm512_maskz_compress_epi8,
+    _mm512_movepi8_mask, _mm512_or_si512, _mm512_set1_epi16, _mm512_set1_epi32, _mm512_slli_epi32,
+    _mm512_srli_epi32,
 };
 
-cpufeatures::new!(cpuid_vbmi2, "avx512f", "avx512bw", "avx512vbmi2", "popcnt");
+cpufeatures::new!(
+    cpuid_vbmi2,
+    "avx512f",
+    "avx512bw",
+    "avx512vl",
+    "avx512vbmi2",
+    "popcnt"
+);
 
-/// Proof that the CPU has AVX-512 F, BW, VBMI2 and POPCNT: only [`detect`] makes
+/// Proof that the CPU has AVX-512 F, BW, VL, VBMI2 and POPCNT: only [`detect`] makes
 /// one, after asking the CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Avx512 {
@@ -37,11 +45,37 @@ pub(crate) struct Block32 {
     pub non_ascii: u32,
 }
 
+/// What [`Avx512::encode_run`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Run {
+    /// Code units consumed (a multiple of 32).
+    pub units: usize,
+    /// UTF-8 bytes written.
+    pub len: usize,
+    /// Whether the last unit consumed is U+0080 or above.
+    pub last_non_ascii: bool,
+}
+
 impl Avx512 {
+    /// [`Avx512::encode32`] over `src`'s 32-unit blocks in turn, into `dst`, while
+    /// each is encoded and `keep` accepts it (`keep(block, non_ascii)`), and `src`
+    /// and `dst` have room for another: one call for a run of blocks, so the loop
+    /// runs with the CPU features enabled.
+    #[inline]
+    pub(crate) fn encode_run<const KEPT: bool>(
+        self,
+        src: &[u8],
+        dst: &mut [u8],
+        keep: impl Fn(&[u8; 64], u32) -> bool,
+    ) -> Run {
+        // SAFETY: `self` proves the CPU features.
+        unsafe { encode_run::<KEPT>(src, dst, keep) }
+    }
+
     /// The 32 units of `src` (UTF-16LE) as UTF-8 at the start of `dst`, when none of
     /// them is a surrogate and — with `KEPT` — none is an ASCII control but TAB and
     /// LF; `None` (and `dst` holds garbage) otherwise.
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn encode32<const KEPT: bool>(
         self,
         src: &[u8; 64],
@@ -52,12 +86,54 @@ impl Avx512 {
     }
 }
 
+/// [`Avx512::encode_run`].
+///
+/// # Safety
+///
+/// The CPU must support AVX-512 F, BW, VL, VBMI2 and POPCNT.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,popcnt")]
+unsafe fn encode_run<const KEPT: bool>(
+    src: &[u8],
+    dst: &mut [u8],
+    keep: impl Fn(&[u8; 64], u32) -> bool,
+) -> Run {
+    // Plain locals, not a `Run` updated in place: LLVM keeps a struct's pair of
+    // counters in a vector register spilled to the stack each block, and the
+    // reload waits on the store.
+    let mut blocks = 0usize;
+    let mut len = 0usize;
+    let mut last_non_ascii = false;
+    let mut rest = src;
+    while let Some((block, tail)) = rest.split_first_chunk::<64>()
+        && let Some(d) = dst.get_mut(len..).and_then(|d| d.first_chunk_mut::<96>())
+    {
+        // SAFETY: the caller guarantees the CPU features.
+        let Some(b) = (unsafe { encode32::<KEPT>(block, d) }) else {
+            break;
+        };
+        if !keep(block, b.non_ascii) {
+            break;
+        }
+        rest = tail;
+        blocks = blocks.wrapping_add(1);
+        // At most 96 bytes per block, within `dst` (checked above).
+        len = len.wrapping_add(b.len);
+        last_non_ascii = b.non_ascii >> 31 != 0;
+    }
+    Run {
+        units: blocks.saturating_mul(32),
+        len,
+        last_non_ascii,
+    }
+}
+
 /// [`Avx512::encode32`].
 ///
 /// # Safety
 ///
-/// The CPU must support AVX-512 F, BW, VBMI2 and POPCNT.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,popcnt")]
+/// The CPU must support AVX-512 F, BW, VL, VBMI2 and POPCNT.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,popcnt")]
+#[inline]
 unsafe fn encode32<const KEPT: bool>(src: &[u8; 64], dst: &mut [u8; 96]) -> Option<Block32> {
     // SAFETY: `src` is 64 readable bytes; `loadu` has no alignment requirement.
     let units: __m512i = unsafe { _mm512_loadu_si512(src.as_ptr().cast()) };
@@ -86,9 +162,19 @@ unsafe fn encode32<const KEPT: bool>(src: &[u8; 64], dst: &mut [u8; 96]) -> Opti
     }
     let mut len = 0usize;
     let (first, second) = src.split_at(32);
-    for part in [first, second] {
+    for (part, half_non_ascii) in [(first, non_ascii & 0xFFFF), (second, non_ascii >> 16)] {
         // SAFETY: `part` is 32 readable bytes; `loadu` has no alignment requirement.
         let part: __m256i = unsafe { _mm256_loadu_si256(part.as_ptr().cast()) };
+        if half_non_ascii == 0 {
+            // Sixteen ASCII units: their low bytes.
+            let bytes: __m128i = _mm256_cvtepi16_epi8(part);
+            let out = dst.get_mut(len..len.checked_add(16)?)?;
+            // SAFETY: `out` is 16 writable bytes (checked above); no alignment
+            // requirement.
+            unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), bytes) };
+            len = len.checked_add(16)?;
+            continue;
+        }
         let x = _mm512_cvtepu16_epi32(part);
         let low6 = _mm512_set1_epi32(0x3F);
         let cont = _mm512_set1_epi32(0x80);
