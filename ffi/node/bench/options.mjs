@@ -52,10 +52,29 @@ const outs = [
   ['out: `utf8Slice` (V8 transcodes)', 'utf8', (b) => b.utf8Slice(0, b.length)],
   ['out: `ucs2Slice`', 'utf16le', (b) => b.ucs2Slice(0, b.length)],
   ['out: `latin1Slice` (one-byte results)', 'latin1', (b) => b.latin1Slice(0, b.length)],
+  ['out: `toString("utf16le")`', 'utf16le', (b) => b.toString('utf16le', 0, b.length)],
+  ...(typeof Buffer.prototype.utf16leSlice === 'function'
+    ? [['out: `utf16leSlice`', 'utf16le', (b) => b.utf16leSlice(0, b.length)]]
+    : []),
+  ['out: `TextDecoder("utf-16le")`', 'utf16le', (b) => utf16Decoder.decode(b)],
+  [
+    'out: `String.fromCharCode.apply` on a Uint16Array',
+    'utf16le',
+    (b) => String.fromCharCode.apply(null, new Uint16Array(b.buffer, b.byteOffset, b.length / 2)),
+  ],
 ];
+const utf16Decoder = new TextDecoder('utf-16le');
 for (const [label, enc, fn] of outs) {
-  const bufs = sets.map((p) => p.map((s) => Buffer.from(s, enc)));
-  console.log(`| ${label} | ${bufs.map((p) => ns(fn, p).toFixed(0)).join(' | ')} |`);
+  // Buffers of their own (aligned, as `Uint16Array` needs for the last row).
+  const bufs = sets.map((p) => p.map((s) => Buffer.from(Buffer.from(s, enc))));
+  const cell = (p) => {
+    try {
+      return ns(fn, p).toFixed(0);
+    } catch (e) {
+      return e.constructor.name; // e.g. too many arguments for `apply`
+    }
+  };
+  console.log(`| ${label} | ${bufs.map(cell).join(' | ')} |`);
 }
 
 const lib = koffi.load(defaultAirlock().libraryPath);
