@@ -6,12 +6,12 @@
 //! path. The SSE2 steps (`blocks.rs`) remain for every other CPU.
 
 use core::arch::x86_64::{
-    __m128i, __m256i, __m512i, _mm_storeu_si128, _mm256_cvtepi16_epi8, _mm256_loadu_si256,
-    _mm256_storeu_si256, _mm512_and_si512, _mm512_cmpeq_epi16_mask, _mm512_cmplt_epu16_mask,
-    _mm512_cmplt_epu32_mask, _mm512_cvtepi16_epi8, _mm512_cvtepu16_epi32, _mm512_loadu_si512,
-    _mm512_mask_mov_epi32, _mm512_mask_storeu_epi8, _mm512_maskz_compress_epi8,
-    _mm512_movepi8_mask, _mm512_or_si512, _mm512_set1_epi16, _mm512_set1_epi32, _mm512_slli_epi32,
-    _mm512_srli_epi32,
+    __m128i, __m256i, __m512i, _mm_storeu_si128, _mm256_cvtepi16_epi8, _mm256_storeu_si256,
+    _mm512_and_si512, _mm512_castsi512_si256, _mm512_cmpeq_epi16_mask, _mm512_cmplt_epu16_mask,
+    _mm512_cmplt_epu32_mask, _mm512_cvtepi16_epi8, _mm512_cvtepu16_epi32,
+    _mm512_extracti64x4_epi64, _mm512_loadu_si512, _mm512_mask_mov_epi32, _mm512_mask_storeu_epi8,
+    _mm512_maskz_compress_epi8, _mm512_movepi8_mask, _mm512_or_si512, _mm512_set1_epi16,
+    _mm512_set1_epi32, _mm512_slli_epi32, _mm512_srli_epi32,
 };
 
 cpufeatures::new!(
@@ -160,19 +160,23 @@ unsafe fn encode32<const KEPT: bool>(src: &[u8; 64], dst: &mut [u8; 96]) -> Opti
         unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), bytes) };
         return Some(Block32 { len: 32, non_ascii });
     }
+    // The halves from the register, not loaded again (a second load of each half
+    // compiled to scalar loads and word inserts).
+    let halves = [
+        (_mm512_castsi512_si256(units), non_ascii & 0xFFFF),
+        (_mm512_extracti64x4_epi64::<1>(units), non_ascii >> 16),
+    ];
+    // Bytes written so far: at most 48 after the first half, so every store below
+    // stays within the 96 bytes of `dst`.
     let mut len = 0usize;
-    let (first, second) = src.split_at(32);
-    for (part, half_non_ascii) in [(first, non_ascii & 0xFFFF), (second, non_ascii >> 16)] {
-        // SAFETY: `part` is 32 readable bytes; `loadu` has no alignment requirement.
-        let part: __m256i = unsafe { _mm256_loadu_si256(part.as_ptr().cast()) };
+    for (part, half_non_ascii) in halves {
+        let (_, room) = dst.split_at_mut(len.min(48));
         if half_non_ascii == 0 {
             // Sixteen ASCII units: their low bytes.
             let bytes: __m128i = _mm256_cvtepi16_epi8(part);
-            let out = dst.get_mut(len..len.checked_add(16)?)?;
-            // SAFETY: `out` is 16 writable bytes (checked above); no alignment
-            // requirement.
-            unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), bytes) };
-            len = len.checked_add(16)?;
+            // SAFETY: `room` has at least 48 writable bytes; no alignment requirement.
+            unsafe { _mm_storeu_si128(room.as_mut_ptr().cast(), bytes) };
+            len = len.wrapping_add(16);
             continue;
         }
         let x = _mm512_cvtepu16_epi32(part);
@@ -204,14 +208,13 @@ unsafe fn encode32<const KEPT: bool>(src: &[u8; 64], dst: &mut [u8; 96]) -> Opti
         );
         let mask = _mm512_movepi8_mask(keep);
         let packed = _mm512_maskz_compress_epi8(mask, encoded);
-        // At most 48 bytes (16 lanes of three).
-        let n = mask.count_ones() as usize;
-        let out = dst.get_mut(len..len.checked_add(n)?)?;
-        let first_n = 1u64.checked_shl(n as u32)?.wrapping_sub(1);
-        // SAFETY: the masked store writes only the first `n` bytes, which `out`
-        // holds (checked above); masked-off lanes are neither written nor faulted on.
-        unsafe { _mm512_mask_storeu_epi8(out.as_mut_ptr().cast(), first_n, packed) };
-        len = len.checked_add(n)?;
+        // 16 to 48 bytes: one to three per lane.
+        let n = mask.count_ones();
+        let first_n = u64::MAX >> 64u32.saturating_sub(n);
+        // SAFETY: the masked store writes only the first `n <= 48` bytes, which
+        // `room` holds; masked-off lanes are neither written nor faulted on.
+        unsafe { _mm512_mask_storeu_epi8(room.as_mut_ptr().cast(), first_n, packed) };
+        len = len.wrapping_add(n as usize);
     }
     Some(Block32 { len, non_ascii })
 }
