@@ -29,6 +29,11 @@ mod x86_utf8;
 #[allow(unsafe_code)]
 mod x86_scan512;
 
+// The strict dense blocks with AVX-512 BW/VBMI2 or AVX2/BMI2: vector loads.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+#[allow(unsafe_code)]
+mod strict_dense_x86;
+
 mod backend;
 // The AVX2 scan's lead refinement by nibble tables (no unsafe: AVX2 callers only).
 mod byteset;
@@ -36,6 +41,7 @@ mod drop;
 mod finder;
 #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
 mod pairs;
+mod strict_dense;
 mod swar;
 
 pub use backend::{Backend, backend_name};
@@ -43,6 +49,7 @@ pub(crate) use byteset::ByteSet;
 pub(crate) use drop::{DropBlock, DropPlan, DropRule, Dropper};
 pub(crate) use finder::{ATTENTION, Finder, Scanner, char_at};
 pub use finder::{first_attention, first_attention_on};
+pub(crate) use strict_dense::{StrictKernel, StrictMasks, WINDOW as STRICT_WINDOW};
 #[cfg(test)]
 use {backend::*, finder::*};
 

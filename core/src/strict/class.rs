@@ -6,6 +6,14 @@ use super::tables::{
 };
 pub(crate) use super::tables::{EMOJI_MAX_LEN, JT_D, JT_L, JT_R, JT_T};
 
+/// D's generated ranges (sorted, disjoint), for the dense blocks' patterns.
+pub(crate) const DROP_RANGES: &[(u32, u32)] = &DROP;
+
+/// The non-ASCII code points [`is_inert`] holds: C1 controls, Latin-1 punctuation
+/// and symbols before U+00A9 (©, a text base); the dashes and quotes of General
+/// Punctuation.
+pub(crate) const INERT_RANGES: &[(u32, u32)] = &[(0x80, 0xA8), (0x2010, 0x2027)];
+
 /// Whether `cp` is in the drop set D (Default_Ignorable_Code_Point ∪ Bidi_Control).
 #[inline]
 pub fn in_drop_set(c: char) -> bool {
@@ -262,9 +270,7 @@ pub(crate) fn is_inert(cp: u32) -> bool {
     if cp < 0x80 {
         return !is_keycap_base(cp);
     }
-    // C1 controls, Latin-1 punctuation and symbols before U+00A9 (©, a text base);
-    // the dashes and quotes of General Punctuation.
-    matches!(cp, 0x80..=0xA8 | 0x2010..=0x2027)
+    INERT_RANGES.iter().any(|&(lo, hi)| lo <= cp && cp <= hi)
 }
 
 /// The ASCII code points an RGI sequence may begin with (keycaps: `#`, `*`, digits).

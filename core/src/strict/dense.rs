@@ -15,6 +15,7 @@
 
 use super::class::{in_drop_set_fast, is_inert, is_keepable};
 use super::keep::KeepSink;
+use crate::scan::{Backend, STRICT_WINDOW, StrictKernel, StrictMasks};
 
 /// Kept bytes after the last dropped code point at which the run gives the text
 /// back to the block scan (the members of D are no longer dense).
@@ -79,12 +80,13 @@ pub(super) fn drop_dense<S: KeepSink>(
     pos: usize,
     mut dead: bool,
     sink: &mut S,
+    backend: Backend,
 ) -> DenseRun {
     let bytes = text.as_bytes();
     if !S::DROPS
         && let Some(room) = sink.room(bytes.len().saturating_sub(from))
     {
-        let run = gather_dense(bytes, from, dead, room);
+        let run = gather_dense(bytes, from, dead, room, StrictKernel::of(backend));
         sink.gathered(run.kept);
         return run.run;
     }
@@ -174,19 +176,67 @@ struct Gathered {
 
 /// [`drop_dense`] writing the kept bytes into `room` (at least the rest of the text
 /// long, so every kept byte has its place) instead of handing on runs: the same
-/// decisions, and the same stops, a code point at a time.
+/// decisions, and the same stops. With a `kernel`, whole 64-byte blocks go at once
+/// ([`plan_block`]) while they hold nothing the scalar loop must decide; after a
+/// block that stopped short, the scalar loop goes on to the next dropped code point.
 #[inline]
-fn gather_dense(bytes: &[u8], from: usize, mut dead: bool, room: &mut [u8]) -> Gathered {
+fn gather_dense(
+    bytes: &[u8],
+    from: usize,
+    mut dead: bool,
+    room: &mut [u8],
+    kernel: Option<StrictKernel>,
+) -> Gathered {
     let rest = bytes.get(from..).unwrap_or_default();
     // `i` indexes `rest`, `k` the room; `since` counts the bytes kept since the last
     // drop (or the start).
     let mut i = 0usize;
     let mut k = 0usize;
     let mut since = 0usize;
+    let mut armed = kernel.is_some();
     // `i` and `next` stay within `rest` (whole code points), and `k` and `since` are
     // at most `i` (kept bytes are bytes of the text), so the wrapping operations
     // never wrap.
     while let Some(&b) = rest.get(i) {
+        if armed && let Some(kernel) = kernel {
+            let tail = rest.get(i..).unwrap_or_default();
+            // A block is worth its cost where members of D are close: some
+            // non-ASCII byte among the next eight (otherwise wait for a drop).
+            let head = tail.first_chunk::<8>().copied().unwrap_or_else(|| {
+                let mut h = [0u8; 8];
+                for (d, &s) in h.iter_mut().zip(tail) {
+                    *d = s;
+                }
+                h
+            });
+            if u64::from_le_bytes(head) & 0x8080_8080_8080_8080 == 0 {
+                armed = false;
+                continue;
+            }
+            let mut pad = [0u8; STRICT_WINDOW];
+            let w = match tail.first_chunk::<STRICT_WINDOW>() {
+                Some(w) => w,
+                None => {
+                    // Zeros past the end: ASCII, and the block stops at `tail.len()`.
+                    if let Some(dst) = pad.get_mut(..tail.len()) {
+                        dst.copy_from_slice(tail);
+                    }
+                    &pad
+                }
+            };
+            let out = room.get_mut(k..).unwrap_or_default();
+            if let Some(step) = plan_block(kernel.masks(w), w, tail.len(), dead, since)
+                && out.len() >= step.keep.count_ones() as usize
+            {
+                k = k.wrapping_add(kernel.compact(w, step.keep, out));
+                i = i.wrapping_add(step.consumed);
+                dead = step.dead;
+                since = step.since;
+                armed = step.whole;
+                continue;
+            }
+            armed = false;
+        }
         if b < 0x80 {
             if let Some(slot) = room.get_mut(k) {
                 *slot = b;
@@ -207,6 +257,7 @@ fn gather_dense(bytes: &[u8], from: usize, mut dead: bool, room: &mut [u8]) -> G
             }
             dead = true;
             since = 0;
+            armed = kernel.is_some();
         } else {
             let src = rest.get(i..i.wrapping_add(len)).unwrap_or_default();
             for (slot, &c) in room.iter_mut().skip(k).zip(src) {
@@ -231,10 +282,121 @@ fn gather_dense(bytes: &[u8], from: usize, mut dead: bool, room: &mut [u8]) -> G
     }
 }
 
+/// A dense block decided by [`plan_block`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct BlockStep {
+    /// Bytes consumed (whole code points).
+    consumed: usize,
+    /// Bit `i`: byte `i` of the block is kept.
+    keep: u64,
+    /// The scalar loop's `dead` and `since` after the consumed bytes.
+    dead: bool,
+    since: usize,
+    /// The block went to its end (the text's, or its last code point that fits);
+    /// otherwise it stopped before a code point the scalar loop must decide.
+    whole: bool,
+}
+
+/// The first `n` bits (`n` at most 64).
+#[inline(always)]
+fn below(n: usize) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n).wrapping_sub(1)
+    }
+}
+
+/// Whether `keep` holds more than [`SPARSE`] consecutive set bits.
+#[inline(always)]
+fn has_sparse_run(keep: u64) -> bool {
+    const RUN: u32 = SPARSE as u32 + 1;
+    // `r` bit `i`: bits `i..i + len` of `keep` are all set; `len` doubles to the
+    // largest power of two not above `RUN`, then one more shift covers the rest.
+    let mut r = keep;
+    let mut len = 1u32;
+    while len.wrapping_mul(2) <= RUN {
+        r &= r >> len;
+        len = len.wrapping_mul(2);
+    }
+    r &= r >> RUN.wrapping_sub(len);
+    r != 0
+}
+
+/// What the scalar loop of [`gather_dense`] decides over the block of `w` (the
+/// `limit` bytes of text from there, at most 64 of them in the block), from `dead`
+/// and `since` as it has them, when the block holds only what it decides without
+/// stopping: ASCII, inert code points, members of D dropped on sight. The block
+/// stops before the first code point outside those (the scalar loop decides it),
+/// before a keepable member of D after a live code point (the scalar loop gives it
+/// to the keep rules) and before a code point crossing the block's end. `None` when
+/// nothing is consumed, or when the scalar loop would end the run inside the block
+/// (more than [`SPARSE`] kept bytes after a drop).
+#[inline(always)]
+fn plan_block(
+    m: StrictMasks,
+    w: &[u8; STRICT_WINDOW],
+    limit: usize,
+    dead: bool,
+    since: usize,
+) -> Option<BlockStep> {
+    let starts = !m.cont;
+    // A code point crossing the block's end (a continuation byte after it) is left
+    // to the next block; the block starts on a code point, so `starts` has a bit.
+    let fits = if limit > 64 && w.get(64).is_some_and(|&b| (0x80..0xC0).contains(&b)) {
+        63usize.wrapping_sub(starts.leading_zeros() as usize)
+    } else {
+        limit.min(64)
+    };
+    let kept = m.ascii | m.inert;
+    let odd = starts & !kept & !m.drop_lead;
+    let mut end = (odd.trailing_zeros() as usize).min(fits);
+    // Members of D after a live code point (a keycap base, or the run's start):
+    // dropped on sight unless keepable. Rare; decided one at a time.
+    let live = m.keycap << 1 | u64::from(!dead);
+    let mut check = m.drop_lead & live & below(end);
+    while check != 0 {
+        let p = check.trailing_zeros() as usize;
+        if is_keepable(decode(w, p).cp) {
+            end = p;
+            break;
+        }
+        check &= check.wrapping_sub(1);
+    }
+    if end == 0 {
+        return None;
+    }
+    let range = below(end);
+    let keep = kept & range;
+    let drop = !kept & range;
+    // `end` is 1 to 64, and the drop bits lie below it: no subtraction wraps.
+    let since = if drop == 0 {
+        since.saturating_add(end)
+    } else {
+        if since.saturating_add(drop.trailing_zeros() as usize) > SPARSE
+            || (end > SPARSE && has_sparse_run(keep))
+        {
+            return None;
+        }
+        end.wrapping_sub(64usize.wrapping_sub(drop.leading_zeros() as usize))
+    };
+    if since > SPARSE {
+        return None;
+    }
+    Some(BlockStep {
+        consumed: end,
+        keep,
+        dead: m.keycap >> end.wrapping_sub(1) & 1 == 0,
+        since,
+        whole: end == fits,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::strict::keep::Keeper;
+    use std::format;
     use std::string::String;
     use std::vec::Vec;
 
@@ -338,33 +500,110 @@ mod tests {
 
     #[test]
     fn gathering_computes_what_the_runs_compute() {
-        for seed in 0..300u64 {
-            let text = dense_text(seed, 1 + (seed as usize % 90));
-            let starts: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
-            for &from in &starts {
-                for dead in [false, true] {
-                    let mut runs = Runs(String::new());
-                    let want = drop_dense(&text, from, 7, dead, &mut runs);
-                    // Room for the rest of the text (gathers), and one byte short
-                    // of it (hands on runs).
-                    let need = text.len() - from;
-                    for cap in [need, need + 5, need.saturating_sub(1)] {
-                        let mut room = Room {
-                            out: String::new(),
-                            buf: Vec::new(),
-                            cap,
-                            gathers: 0,
-                        };
-                        let got = drop_dense(&text, from, 7, dead, &mut room);
-                        assert_eq!(got, want, "{text:?} from {from} dead {dead} cap {cap}");
-                        assert_eq!(
-                            room.out, runs.0,
-                            "{text:?} from {from} dead {dead} cap {cap}"
-                        );
-                        assert_eq!(room.gathers, usize::from(cap >= need));
+        for backend in Backend::all() {
+            for seed in 0..300u64 {
+                let text = dense_text(seed, 1 + (seed as usize % 90));
+                let starts: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+                for &from in &starts {
+                    for dead in [false, true] {
+                        let mut runs = Runs(String::new());
+                        let want = drop_dense(&text, from, 7, dead, &mut runs, backend);
+                        // Room for the rest of the text (gathers), and one byte short
+                        // of it (hands on runs).
+                        let need = text.len() - from;
+                        for cap in [need, need + 5, need.saturating_sub(1)] {
+                            let mut room = Room {
+                                out: String::new(),
+                                buf: Vec::new(),
+                                cap,
+                                gathers: 0,
+                            };
+                            let got = drop_dense(&text, from, 7, dead, &mut room, backend);
+                            let at =
+                                format!("{backend:?} {text:?} from {from} dead {dead} cap {cap}");
+                            assert_eq!(got, want, "{at}");
+                            assert_eq!(room.out, runs.0, "{at}");
+                            assert_eq!(room.gathers, usize::from(cap >= need), "{at}");
+                        }
                     }
                 }
             }
+        }
+    }
+
+    /// Text for the blocks: dense stretches, runs of letters around [`SPARSE`] long,
+    /// keycap bases before keepable members, code points the blocks leave to the
+    /// scalar loop; long enough to cross several block edges.
+    fn block_text(seed: u64) -> String {
+        let mut x = seed.wrapping_mul(0x2545_F491_4F6C_DD1D) | 1;
+        let mut t = String::new();
+        let len = 60 + (seed as usize * 37) % 400;
+        while t.len() < len {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            match x % 16 {
+                0 => {
+                    let n = 40 + (x >> 8) as usize % 20;
+                    t.extend((0..n).map(|k| char::from(b'a' + (k % 26) as u8)));
+                }
+                1 => t.push_str(
+                    ["1\u{FE0F}", "#\u{200D}", "*\u{E0067}", "9\u{200B}"][(x >> 9) as usize % 4],
+                ),
+                2..=8 => t.push(char::from(b'a' + (x >> 8) as u8 % 26)),
+                _ => t.push(POOL[(x >> 16) as usize % POOL.len()]),
+            }
+        }
+        t
+    }
+
+    #[test]
+    fn blocks_decide_what_the_scalar_loop_decides() {
+        let kernels = crate::scan::StrictKernel::available();
+        for seed in 0..400u64 {
+            let text = block_text(seed);
+            let bytes = text.as_bytes();
+            for (from, _) in text.char_indices() {
+                for dead in [false, true] {
+                    let mut want_room = std::vec![0u8; text.len()];
+                    let want = gather_dense(bytes, from, dead, &mut want_room, None);
+                    for &kernel in &kernels {
+                        // Exactly the rest of the text as room (no slack for stores).
+                        let mut room = std::vec![0u8; text.len() - from];
+                        let got = gather_dense(bytes, from, dead, &mut room, Some(kernel));
+                        let at = format!("{kernel:?} {text:?} from {from} dead {dead}");
+                        assert_eq!(got, want, "{at}");
+                        assert_eq!(room[..got.kept], want_room[..want.kept], "{at}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sparse_runs() {
+        for keep in [
+            0u64,
+            1,
+            u64::MAX,
+            (1 << 48) - 1,
+            (1 << 49) - 1,
+            ((1 << 49) - 1) << 15,
+        ] {
+            let longest = (0..64)
+                .map(|i| (keep >> i).trailing_ones())
+                .max()
+                .unwrap_or(0);
+            assert_eq!(has_sparse_run(keep), longest as usize > SPARSE, "{keep:x}");
+        }
+        let mut x = 7u64;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let keep = x | x >> 1 | x << 3 | x.rotate_left(11);
+            let longest = (0..64).map(|i| (keep >> i).trailing_ones()).max().unwrap();
+            assert_eq!(has_sparse_run(keep), longest as usize > SPARSE, "{keep:x}");
         }
     }
 

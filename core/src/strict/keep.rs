@@ -148,7 +148,7 @@ impl Keeper {
                 }
                 // A member of D with nothing waiting: what no rule can keep goes in
                 // bulk, and the state is rebuilt from what was consumed.
-                let run = drop_dense(text, i, self.pos, self.dead, sink);
+                let run = drop_dense(text, i, self.pos, self.dead, sink, backend);
                 self.dense = run.end >= bytes.len();
                 if run.end > i {
                     let consumed = text.get(i..run.end).unwrap_or_default();

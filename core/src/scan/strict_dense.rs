@@ -1,0 +1,428 @@
+//! The strict profile's dense blocks (`strict/dense.rs`): which bytes of a 64-byte
+//! block are ASCII, keycap bases, leads of members of D, bytes of kept inert
+//! code points, continuation bytes — as masks — and the packing of the kept ones.
+//!
+//! The masks come from UTF-8 patterns derived at compile time from D's generated
+//! ranges and the inert ranges (`strict::class`), compared as immediates on
+//! x86 (`strict_dense_x86.rs`, the approach of the reference's dense-drop kernels
+//! with strict's own table). What the masks mean (which bytes go, where a block
+//! stops, the Keeper's state after it) is decided once, in `strict/dense.rs`, for
+//! every backend. Without SIMD there is no kernel and the scalar gathering runs.
+
+use super::backend::Backend;
+use crate::rules::Seq;
+use crate::strict::class::{DROP_RANGES, INERT_RANGES};
+
+/// Bytes of text a block reads: its 64 and the 3 after it a 4-byte pattern may
+/// reach, rounded up so the 32-byte loads at offset 35 stay within it.
+pub(crate) const WINDOW: usize = 68;
+
+/// What a block's bytes are, bit `i` for byte `i` of the block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StrictMasks {
+    /// Below 0x80.
+    pub(crate) ascii: u64,
+    /// `#`, `*` and the digits (an RGI keycap may begin with them).
+    pub(crate) keycap: u64,
+    /// The first byte of a member of D.
+    pub(crate) drop_lead: u64,
+    /// Every byte of a non-ASCII inert code point (kept, and ends every context).
+    pub(crate) inert: u64,
+    /// 0x80–0xBF.
+    pub(crate) cont: u64,
+}
+
+/// A SIMD kernel for the strict dense blocks, holding the proof that the CPU runs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StrictKernel {
+    /// 64-byte compares into masks, `vpcompressb` (AVX-512 BW and VBMI2).
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+    Avx512(super::x86::Vbmi2),
+    /// Two 32-byte halves, movemasks, `pext` per 8-byte word (AVX2 and BMI2).
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+    Avx2(super::x86::Bmi2),
+}
+
+impl StrictKernel {
+    /// The kernel of `backend`'s dense-drop compactor; `None` for the portable one
+    /// (the scalar gathering is the portable path).
+    #[inline]
+    pub(crate) fn of(backend: Backend) -> Option<StrictKernel> {
+        match backend.drops {
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            super::drop::Compactor::Simd(super::drop::SimdCompactor::Avx512(cpu)) => {
+                Some(StrictKernel::Avx512(cpu))
+            }
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            super::drop::Compactor::Simd(super::drop::SimdCompactor::Bmi2(cpu)) => {
+                Some(StrictKernel::Avx2(cpu))
+            }
+            super::drop::Compactor::Portable => None,
+        }
+    }
+
+    /// The masks of the block `w[..64]`.
+    #[inline(always)]
+    pub(crate) fn masks(self, w: &[u8; WINDOW]) -> StrictMasks {
+        match self {
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            StrictKernel::Avx512(cpu) => super::strict_dense_x86::masks512(w, cpu),
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            StrictKernel::Avx2(cpu) => super::strict_dense_x86::masks256(w, cpu),
+        }
+    }
+
+    /// Writes the bytes of `w[..64]` whose bit is set in `keep` to the start of
+    /// `out`, in order, and returns how many; nothing when `out` is shorter.
+    #[inline(always)]
+    pub(crate) fn compact(self, w: &[u8; WINDOW], keep: u64, out: &mut [u8]) -> usize {
+        match self {
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            StrictKernel::Avx512(cpu) => super::strict_dense_x86::compress512(w, keep, out, cpu),
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            StrictKernel::Avx2(cpu) => super::strict_dense_x86::compress_pext(w, keep, out, cpu),
+        }
+    }
+
+    /// Every kernel this CPU runs (for tests).
+    #[cfg(test)]
+    pub(crate) fn available() -> std::vec::Vec<StrictKernel> {
+        let mut all = std::vec::Vec::new();
+        for backend in Backend::all() {
+            if let Some(k) = StrictKernel::of(backend)
+                && !all.contains(&k)
+            {
+                all.push(k);
+            }
+        }
+        all
+    }
+}
+
+/// Most patterns a set may hold while it is built (the tags block is 64 before the
+/// merge); checked at compile time.
+const MAX_PATTERNS: usize = 96;
+
+/// Most patterns a kernel expands (`each_pattern!`); checked at compile time.
+pub(super) const MAX_EXPANDED: usize = 24;
+
+/// A set of code points as UTF-8 byte patterns ([`Seq`]), each code point in one.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Patterns {
+    seqs: [Seq; MAX_PATTERNS],
+    n: usize,
+}
+
+const NO_SEQ: Seq = Seq {
+    len: 0,
+    enc_len: 0,
+    lo: [0; 4],
+    hi: [0; 4],
+};
+
+/// A continuation byte carrying the low six bits of `x`.
+const fn c(x: u32) -> u8 {
+    (0x80 | (x & 0x3F)) as u8
+}
+
+/// The UTF-8 encoding of the scalar value `cp` and its length.
+#[allow(clippy::arithmetic_side_effects)]
+const fn utf8_of(cp: u32) -> ([u8; 4], usize) {
+    // Every byte is masked to its payload; the shifts are below 32.
+    if cp < 0x80 {
+        ([cp as u8, 0, 0, 0], 1)
+    } else if cp < 0x800 {
+        ([(0xC0 | (cp >> 6)) as u8, c(cp), 0, 0], 2)
+    } else if cp < 0x1_0000 {
+        ([(0xE0 | (cp >> 12)) as u8, c(cp >> 6), c(cp), 0], 3)
+    } else {
+        (
+            [(0xF0 | (cp >> 18)) as u8, c(cp >> 12), c(cp >> 6), c(cp)],
+            4,
+        )
+    }
+}
+
+impl Patterns {
+    /// The patterns of the code points of `ranges` (sorted, disjoint, no ASCII):
+    /// one per code point first, extended along its last byte, then neighbours
+    /// that differ at one position merged, from the last position up (the tags
+    /// block becomes `F3 A0 80..BF 80..BF`).
+    #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+    const fn of(ranges: &[(u32, u32)]) -> Patterns {
+        // Indexes: `n < MAX_PATTERNS` (checked), byte positions below 4.
+        let mut s = Patterns {
+            seqs: [NO_SEQ; MAX_PATTERNS],
+            n: 0,
+        };
+        let mut r = 0;
+        while r < ranges.len() {
+            let (lo, hi) = ranges[r];
+            let mut cp = lo;
+            while cp <= hi {
+                let (e, len) = utf8_of(cp);
+                let mut extended = false;
+                if s.n > 0 {
+                    let last = &mut s.seqs[s.n - 1];
+                    let mut same = last.len == len;
+                    let mut k = 0;
+                    while same && k + 1 < len {
+                        same = last.lo[k] == e[k] && last.hi[k] == e[k];
+                        k += 1;
+                    }
+                    if same && last.hi[len - 1] as u32 + 1 == e[len - 1] as u32 {
+                        last.hi[len - 1] = e[len - 1];
+                        extended = true;
+                    }
+                }
+                if !extended {
+                    assert!(s.n < MAX_PATTERNS, "strict dense: raise MAX_PATTERNS");
+                    s.seqs[s.n] = Seq {
+                        len,
+                        enc_len: len,
+                        lo: e,
+                        hi: e,
+                    };
+                    s.n += 1;
+                }
+                cp += 1;
+            }
+            r += 1;
+        }
+        let mut p = 3;
+        while p > 0 {
+            p -= 1;
+            s.merge_at(p);
+        }
+        assert!(s.n <= MAX_EXPANDED, "strict dense: expand more patterns");
+        s
+    }
+
+    /// Merges neighbouring patterns equal everywhere but at position `p`, where
+    /// they are adjacent.
+    #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+    const fn merge_at(&mut self, p: usize) {
+        let mut out = 0;
+        let mut i = 0;
+        while i < self.n {
+            let cur = self.seqs[i];
+            let mut merged = false;
+            if out > 0 {
+                let prev = self.seqs[out - 1];
+                let mut ok = prev.len == cur.len && p < cur.len;
+                let mut k = 0;
+                while ok && k < cur.len {
+                    ok = if k == p {
+                        prev.hi[k] as u32 + 1 == cur.lo[k] as u32
+                    } else {
+                        prev.lo[k] == cur.lo[k] && prev.hi[k] == cur.hi[k]
+                    };
+                    k += 1;
+                }
+                if ok {
+                    self.seqs[out - 1].hi[p] = cur.hi[p];
+                    merged = true;
+                }
+            }
+            if !merged {
+                self.seqs[out] = cur;
+                out += 1;
+            }
+            i += 1;
+        }
+        self.n = out;
+    }
+
+    /// The patterns.
+    #[cfg_attr(
+        not(all(target_arch = "x86_64", not(feature = "portable-only"))),
+        allow(dead_code)
+    )]
+    pub(super) const fn as_slice(&self) -> &[Seq] {
+        self.seqs.split_at(self.n).0
+    }
+}
+
+/// The members of D as patterns.
+pub(super) const DROP_PATTERNS: Patterns = Patterns::of(DROP_RANGES);
+/// The non-ASCII inert code points as patterns.
+pub(super) const INERT_PATTERNS: Patterns = Patterns::of(INERT_RANGES);
+
+/// The masks a kernel computes, a code point at a time (the tests' reference).
+#[cfg(test)]
+pub(crate) fn reference_masks(w: &[u8; WINDOW]) -> StrictMasks {
+    use crate::strict::class::{in_drop_set_cp, is_inert, is_keycap_base};
+    let mut m = StrictMasks {
+        ascii: 0,
+        keycap: 0,
+        drop_lead: 0,
+        inert: 0,
+        cont: 0,
+    };
+    for (i, &b) in w.iter().take(64).enumerate() {
+        let bit = 1u64 << i;
+        if b < 0x80 {
+            m.ascii |= bit;
+            if is_keycap_base(u32::from(b)) {
+                m.keycap |= bit;
+            }
+            continue;
+        }
+        if b < 0xC0 {
+            m.cont |= bit;
+            continue;
+        }
+        // A lead: decode what the window holds of it (a code point cut by the
+        // window's end is neither).
+        let Some(c) = w
+            .get(i..)
+            .and_then(|s| s.utf8_chunks().next())
+            .and_then(|c| c.valid().chars().next())
+        else {
+            continue;
+        };
+        let cp = u32::from(c);
+        if in_drop_set_cp(cp) {
+            m.drop_lead |= bit;
+        } else if is_inert(cp) {
+            for k in i..(i + c.len_utf8()).min(64) {
+                m.inert |= 1 << k;
+            }
+        }
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every pattern set holds exactly its ranges.
+    #[test]
+    fn patterns_hold_their_ranges() {
+        for (ranges, pats) in [
+            (DROP_RANGES, &DROP_PATTERNS),
+            (INERT_RANGES, &INERT_PATTERNS),
+        ] {
+            for c in '\u{80}'..=char::MAX {
+                let mut buf = [0u8; 4];
+                let e = c.encode_utf8(&mut buf).as_bytes();
+                let hits = pats
+                    .as_slice()
+                    .iter()
+                    .filter(|s| {
+                        s.len == e.len() && (0..s.len).all(|k| s.lo[k] <= e[k] && e[k] <= s.hi[k])
+                    })
+                    .count();
+                let cp = u32::from(c);
+                let want = ranges.iter().any(|&(lo, hi)| lo <= cp && cp <= hi);
+                assert_eq!(hits, usize::from(want), "{cp:X}");
+            }
+        }
+        assert!(DROP_PATTERNS.as_slice().len() <= 17, "{DROP_PATTERNS:?}");
+    }
+
+    /// Deterministic windows of code points from a pool that has every kind of byte.
+    fn windows() -> std::vec::Vec<[u8; WINDOW]> {
+        const POOL: &[char] = &[
+            'a',
+            '#',
+            '*',
+            '0',
+            '9',
+            ' ',
+            '\u{1}',
+            '\u{7F}',
+            '\u{80}',
+            '\u{85}',
+            '\u{A8}',
+            '\u{A9}',
+            '\u{AD}',
+            '\u{34F}',
+            '\u{61C}',
+            '\u{E9}',
+            '\u{115F}',
+            '\u{1160}',
+            '\u{17B4}',
+            '\u{180E}',
+            '\u{200B}',
+            '\u{200C}',
+            '\u{200D}',
+            '\u{200F}',
+            '\u{2010}',
+            '\u{2027}',
+            '\u{2028}',
+            '\u{202A}',
+            '\u{202E}',
+            '\u{2060}',
+            '\u{206F}',
+            '\u{3164}',
+            '\u{4E2D}',
+            '\u{FE00}',
+            '\u{FE0F}',
+            '\u{FEFF}',
+            '\u{FFA0}',
+            '\u{FFF8}',
+            '\u{FFF9}',
+            '\u{1BCA0}',
+            '\u{1D173}',
+            '\u{1F600}',
+            '\u{E0000}',
+            '\u{E0041}',
+            '\u{E007F}',
+            '\u{E0100}',
+            '\u{E0FFF}',
+            '\u{E1000}',
+        ];
+        let mut out = std::vec::Vec::new();
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..4000 {
+            let mut s = std::string::String::new();
+            while s.len() < WINDOW + 4 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                s.push(POOL[(x >> 20) as usize % POOL.len()]);
+            }
+            // Every offset, continuation bytes included.
+            let skip = (x >> 40) as usize % 4;
+            let mut w = [0u8; WINDOW];
+            w.copy_from_slice(&s.as_bytes()[skip..skip + WINDOW]);
+            out.push(w);
+        }
+        out
+    }
+
+    #[test]
+    fn every_kernel_computes_the_reference_masks() {
+        for kernel in StrictKernel::available() {
+            for w in windows() {
+                assert_eq!(kernel.masks(&w), reference_masks(&w), "{kernel:?} {w:X?}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_kernel_packs_the_kept_bytes() {
+        let mut x = 1u64;
+        for kernel in StrictKernel::available() {
+            for w in windows() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let keep = x & x.rotate_left(17);
+                let want: std::vec::Vec<u8> = (0..64)
+                    .filter(|&i| keep >> i & 1 == 1)
+                    .map(|i| w[i])
+                    .collect();
+                // Room for exactly the kept bytes, and more.
+                for extra in [0usize, 7, 64] {
+                    let mut out = std::vec![0xEEu8; want.len() + extra];
+                    let n = kernel.compact(&w, keep, &mut out);
+                    assert_eq!(n, want.len(), "{kernel:?}");
+                    assert_eq!(&out[..n], &want[..], "{kernel:?}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,353 @@
+//! The strict dense blocks on x86-64 (`strict_dense.rs`): AVX-512 BW compares into
+//! masks and `vpcompressb`, or AVX2 compares, movemasks and `pext`. Each pattern of
+//! D and of the inert code points is compiled into compares of immediates (a const
+//! generic per pattern, as the reference's dense-drop kernels in `x86.rs`).
+
+use core::arch::x86_64::{
+    __m256i, __m512i, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_loadu_si256,
+    _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8, _mm256_setzero_si256,
+    _mm256_sub_epi8, _mm512_cmpeq_epi8_mask, _mm512_cmple_epu8_mask, _mm512_loadu_si512,
+    _mm512_mask_storeu_epi8, _mm512_maskz_compress_epi8, _mm512_movepi8_mask, _mm512_set1_epi8,
+    _mm512_sub_epi8, _pdep_u64, _pext_u64,
+};
+
+use super::strict_dense::{DROP_PATTERNS, INERT_PATTERNS, StrictMasks, WINDOW};
+use super::x86::{Bmi2, Vbmi2};
+use crate::rules::Seq;
+
+const DROPS: &[Seq] = DROP_PATTERNS.as_slice();
+const INERTS: &[Seq] = INERT_PATTERNS.as_slice();
+
+/// Expands `$body` once per pattern of `$set` (a constant slice of [`Seq`]), with
+/// `$code` a constant naming it ([`Seq::code`]).
+macro_rules! each_pattern {
+    ($set:path, |$code:ident| $body:block) => {
+        each_pattern!(@ $set, $code, $body,
+            0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23);
+    };
+    (@ $set:path, $code:ident, $body:block, $($i:literal)*) => {
+        $(
+            {
+                const $code: u128 = Seq::nth_code($set, $i);
+                if $code != 0 $body
+            }
+        )*
+    };
+}
+
+/// The encoded length of the pattern coded `code`.
+const fn enc_len(code: u128) -> usize {
+    match Seq::from_code(code) {
+        Some(seq) => seq.enc_len,
+        None => 0,
+    }
+}
+
+/// The bytes position `k` of the pattern coded `CODE` compares (lo, hi); `None`
+/// past its length and at continuation positions allowing every continuation byte
+/// (the text is UTF-8, so a lead is followed by its continuation bytes).
+#[allow(clippy::indexing_slicing)]
+const fn range_at<const CODE: u128>(k: usize) -> Option<(u8, u8)> {
+    let Some(seq) = Seq::from_code(CODE) else {
+        return None;
+    };
+    if k >= seq.len || k >= 4 {
+        return None;
+    }
+    // `k < 4`, checked above; evaluated at compile time only.
+    let (lo, hi) = (seq.lo[k], seq.hi[k]);
+    if k > 0 && lo == 0x80 && hi == 0xBF {
+        return None;
+    }
+    Some((lo, hi))
+}
+
+/// `x == c` per byte, as a mask.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn eq64(x: __m512i, c: u8) -> u64 {
+    _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(c as i8))
+}
+
+/// `lo <= x <= hi` per byte, unsigned, as a mask.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn within64(x: __m512i, lo: u8, hi: u8) -> u64 {
+    let d = _mm512_sub_epi8(x, _mm512_set1_epi8(lo as i8));
+    _mm512_cmple_epu8_mask(d, _mm512_set1_epi8(hi.wrapping_sub(lo) as i8))
+}
+
+/// The lanes of `v[0]` where the pattern coded `CODE` begins (`v[k]`: the lanes
+/// loaded `k` bytes further).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn starts64<const CODE: u128>(v: &[__m512i; 4]) -> u64 {
+    let ranges = const {
+        [
+            range_at::<CODE>(0),
+            range_at::<CODE>(1),
+            range_at::<CODE>(2),
+            range_at::<CODE>(3),
+        ]
+    };
+    let mut m = u64::MAX;
+    for (&lanes, range) in v.iter().zip(ranges) {
+        if let Some((lo, hi)) = range {
+            m &= if lo == hi {
+                eq64(lanes, lo)
+            } else {
+                within64(lanes, lo, hi)
+            };
+        }
+    }
+    m
+}
+
+/// The bytes of the code points whose leads are `lead`, each `len` bytes long.
+#[inline(always)]
+const fn spread(lead: u64, len: usize) -> u64 {
+    let mut m = lead;
+    let mut k = 1;
+    while k < len && k < 4 {
+        m |= lead << k;
+        k = k.wrapping_add(1);
+    }
+    m
+}
+
+/// [`super::strict_dense::StrictKernel::masks`] with 64-byte vectors.
+#[inline]
+pub(super) fn masks512(w: &[u8; WINDOW], _cpu: Vbmi2) -> StrictMasks {
+    // SAFETY: the CPU has AVX-512 F and BW (a `Vbmi2` exists only once detected).
+    unsafe { masks512_on(w) }
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn masks512_on(w: &[u8; WINDOW]) -> StrictMasks {
+    let at = w.as_ptr();
+    // SAFETY: `w` has 68 bytes, so the 64-byte loads at offsets 0 to 3 stay within
+    // it; `loadu` has no alignment requirement.
+    let v = unsafe {
+        [
+            _mm512_loadu_si512(at.cast()),
+            _mm512_loadu_si512(at.add(1).cast()),
+            _mm512_loadu_si512(at.add(2).cast()),
+            _mm512_loadu_si512(at.add(3).cast()),
+        ]
+    };
+    let [v0, ..] = v;
+    let mut drop_lead = 0u64;
+    each_pattern!(DROPS, |CODE| {
+        drop_lead |= starts64::<CODE>(&v);
+    });
+    let mut inert = 0u64;
+    each_pattern!(INERTS, |CODE| {
+        inert |= spread(starts64::<CODE>(&v), const { enc_len(CODE) });
+    });
+    StrictMasks {
+        ascii: !_mm512_movepi8_mask(v0),
+        keycap: eq64(v0, b'#') | eq64(v0, b'*') | within64(v0, b'0', b'9'),
+        drop_lead,
+        inert,
+        cont: within64(v0, 0x80, 0xBF),
+    }
+}
+
+/// `x == c` per byte (0xFF where equal).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn eq32(x: __m256i, c: u8) -> __m256i {
+    _mm256_cmpeq_epi8(x, _mm256_set1_epi8(c as i8))
+}
+
+/// `lo <= x <= hi` per byte, unsigned (0xFF where within).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn within32(x: __m256i, lo: u8, hi: u8) -> __m256i {
+    let d = _mm256_sub_epi8(x, _mm256_set1_epi8(lo as i8));
+    _mm256_cmpeq_epi8(
+        _mm256_min_epu8(d, _mm256_set1_epi8(hi.wrapping_sub(lo) as i8)),
+        d,
+    )
+}
+
+/// [`starts64`] with 32-byte vectors (0xFF where a pattern begins).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn starts32<const CODE: u128>(v: &[__m256i; 4]) -> __m256i {
+    let ranges = const {
+        [
+            range_at::<CODE>(0),
+            range_at::<CODE>(1),
+            range_at::<CODE>(2),
+            range_at::<CODE>(3),
+        ]
+    };
+    let mut m = _mm256_set1_epi8(-1);
+    for (&lanes, range) in v.iter().zip(ranges) {
+        if let Some((lo, hi)) = range {
+            let hit = if lo == hi {
+                eq32(lanes, lo)
+            } else {
+                within32(lanes, lo, hi)
+            };
+            m = _mm256_and_si256(m, hit);
+        }
+    }
+    m
+}
+
+/// The masks of 32 bytes: `[ascii, keycap, drop_lead, inert leads by length 2 and
+/// 3 and 4, cont]`, movemasked (no closure: closures do not inherit the target
+/// features).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn half32(v: &[__m256i; 4]) -> [u32; 7] {
+    let [v0, ..] = *v;
+    let zero = _mm256_setzero_si256();
+    let mut drop_lead = zero;
+    each_pattern!(DROPS, |CODE| {
+        drop_lead = _mm256_or_si256(drop_lead, starts32::<CODE>(v));
+    });
+    let mut inert = [zero; 3];
+    each_pattern!(INERTS, |CODE| {
+        if let Some(l) = inert.get_mut(const { enc_len(CODE) }.wrapping_sub(2)) {
+            *l = _mm256_or_si256(*l, starts32::<CODE>(v));
+        }
+    });
+    let keycap = _mm256_or_si256(
+        _mm256_or_si256(eq32(v0, b'#'), eq32(v0, b'*')),
+        within32(v0, b'0', b'9'),
+    );
+    // Signed: 0x80..=0xBF are the bytes below -0x40.
+    let cont = _mm256_cmpgt_epi8(_mm256_set1_epi8(-0x40), v0);
+    let [i2, i3, i4] = inert;
+    [
+        !(_mm256_movemask_epi8(v0) as u32),
+        _mm256_movemask_epi8(keycap) as u32,
+        _mm256_movemask_epi8(drop_lead) as u32,
+        _mm256_movemask_epi8(i2) as u32,
+        _mm256_movemask_epi8(i3) as u32,
+        _mm256_movemask_epi8(i4) as u32,
+        _mm256_movemask_epi8(cont) as u32,
+    ]
+}
+
+/// [`super::strict_dense::StrictKernel::masks`] with two 32-byte halves.
+#[inline]
+pub(super) fn masks256(w: &[u8; WINDOW], _cpu: Bmi2) -> StrictMasks {
+    // SAFETY: the CPU has AVX2 (a `Bmi2` exists only once detected).
+    unsafe { masks256_on(w) }
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+fn masks256_on(w: &[u8; WINDOW]) -> StrictMasks {
+    let at = w.as_ptr();
+    // SAFETY: `w` has 68 bytes, so the 32-byte loads at offsets 0 to 3 and 32 to 35
+    // stay within it; `loadu` has no alignment requirement.
+    let (a, b) = unsafe {
+        (
+            [
+                _mm256_loadu_si256(at.cast()),
+                _mm256_loadu_si256(at.add(1).cast()),
+                _mm256_loadu_si256(at.add(2).cast()),
+                _mm256_loadu_si256(at.add(3).cast()),
+            ],
+            [
+                _mm256_loadu_si256(at.add(32).cast()),
+                _mm256_loadu_si256(at.add(33).cast()),
+                _mm256_loadu_si256(at.add(34).cast()),
+                _mm256_loadu_si256(at.add(35).cast()),
+            ],
+        )
+    };
+    // The barrier keeps LLVM from turning the mask shifts below back into byte
+    // shuffles of the vectors (as in the reference's `drop_plan`).
+    let lo = core::hint::black_box(half32(&a));
+    let hi = core::hint::black_box(half32(&b));
+    let [a0, a1, a2, a3, a4, a5, a6] = lo;
+    let [b0, b1, b2, b3, b4, b5, b6] = hi;
+    let join = |l: u32, h: u32| u64::from(l) | u64::from(h) << 32;
+    StrictMasks {
+        ascii: join(a0, b0),
+        keycap: join(a1, b1),
+        drop_lead: join(a2, b2),
+        inert: spread(join(a3, b3), 2) | spread(join(a4, b4), 3) | spread(join(a5, b5), 4),
+        cont: join(a6, b6),
+    }
+}
+
+/// [`super::strict_dense::StrictKernel::compact`] with `vpcompressb`.
+#[inline]
+pub(super) fn compress512(w: &[u8; WINDOW], keep: u64, out: &mut [u8], _cpu: Vbmi2) -> usize {
+    let n = keep.count_ones() as usize;
+    if out.len() < n {
+        return 0;
+    }
+    // SAFETY: the CPU has AVX-512 F, BW and VBMI2 (a `Vbmi2` exists only once
+    // detected), and `out` holds the `n` bytes written (checked above).
+    unsafe { compress512_on(w, keep, n, out) };
+    n
+}
+
+/// Writes the kept bytes of `w[..64]` to `out`.
+///
+/// # Safety
+///
+/// * `out` must hold at least `n` bytes, `n` the bits set in `keep`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi2")]
+unsafe fn compress512_on(w: &[u8; WINDOW], keep: u64, n: usize, out: &mut [u8]) {
+    let store = if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n).wrapping_sub(1)
+    };
+    // SAFETY: `w[..64]` is readable and `loadu` has no alignment requirement; the
+    // masked store writes only the first `n` bytes, which `out` holds (the caller's
+    // guarantee), and masked-off lanes are neither written nor faulted on.
+    unsafe {
+        let v = _mm512_loadu_si512(w.as_ptr().cast());
+        let packed = _mm512_maskz_compress_epi8(keep, v);
+        _mm512_mask_storeu_epi8(out.as_mut_ptr().cast(), store, packed);
+    }
+}
+
+/// [`super::strict_dense::StrictKernel::compact`] with `pext` per 8-byte word.
+#[inline]
+pub(super) fn compress_pext(w: &[u8; WINDOW], keep: u64, out: &mut [u8], _cpu: Bmi2) -> usize {
+    // SAFETY: the CPU has BMI2 (a `Bmi2` exists only once detected).
+    unsafe { compress_pext_on(w, keep, out) }
+}
+
+#[inline]
+#[target_feature(enable = "bmi1,bmi2,popcnt")]
+fn compress_pext_on(w: &[u8; WINDOW], keep: u64, out: &mut [u8]) -> usize {
+    if out.len() < keep.count_ones() as usize {
+        return 0;
+    }
+    let mut n = 0usize;
+    // The words up to the last kept byte (a block at the end of a piece is short).
+    let used = (64usize.wrapping_sub(keep.leading_zeros() as usize)).div_ceil(8);
+    let words = w.first_chunk::<64>().map(|b| b.as_chunks::<8>().0);
+    for (k, word) in words.unwrap_or_default().iter().take(used).enumerate() {
+        let bits = (keep >> ((k & 7) << 3)) & 0xFF;
+        // Each kept byte's bit spread over its whole byte.
+        let select = _pdep_u64(bits, 0x0101_0101_0101_0101).wrapping_mul(0xFF);
+        let packed = _pext_u64(u64::from_le_bytes(*word), select).to_le_bytes();
+        let c = bits.count_ones() as usize;
+        if let Some(dst) = out.get_mut(n..n.wrapping_add(8)) {
+            // Bytes past the `c` kept ones are overwritten by the next word or lie
+            // past the written length.
+            dst.copy_from_slice(&packed);
+        } else if let (Some(dst), Some(src)) = (out.get_mut(n..n.wrapping_add(c)), packed.get(..c))
+        {
+            dst.copy_from_slice(src);
+        }
+        // At most 64 in all.
+        n = n.wrapping_add(c);
+    }
+    n
+}
