@@ -49,7 +49,7 @@ pub(crate) use byteset::ByteSet;
 pub(crate) use drop::{DropBlock, DropPlan, DropRule, Dropper};
 pub(crate) use finder::{ATTENTION, Finder, Scanner, char_at};
 pub use finder::{first_attention, first_attention_on};
-pub(crate) use strict_dense::{StrictKernel, StrictMasks, WINDOW as STRICT_WINDOW};
+pub(crate) use strict_dense::{StrictKernel, StrictMasks};
 #[cfg(test)]
 use {backend::*, finder::*};
 

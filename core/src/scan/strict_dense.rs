@@ -14,7 +14,8 @@ use crate::rules::Seq;
 use crate::strict::class::{DROP_RANGES, INERT_RANGES};
 
 /// Bytes of text a block reads: its 64 and the 3 after it a 4-byte pattern may
-/// reach, rounded up so the 32-byte loads at offset 35 stay within it.
+/// reach, rounded up so the 32-byte loads at offset 35 stay within it. A shorter
+/// text reads as if zeros (ASCII) followed it.
 pub(crate) const WINDOW: usize = 68;
 
 /// What a block's bytes are, bit `i` for byte `i` of the block.
@@ -61,9 +62,9 @@ impl StrictKernel {
         }
     }
 
-    /// The masks of the block `w[..64]`.
+    /// The masks of the block `text[..64]` (zeros past the end of `text`).
     #[inline(always)]
-    pub(crate) fn masks(self, w: &[u8; WINDOW]) -> StrictMasks {
+    pub(crate) fn masks(self, w: &[u8]) -> StrictMasks {
         match self {
             #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
             StrictKernel::Avx512(cpu) => super::strict_dense_x86::masks512(w, cpu),
@@ -72,10 +73,11 @@ impl StrictKernel {
         }
     }
 
-    /// Writes the bytes of `w[..64]` whose bit is set in `keep` to the start of
-    /// `out`, in order, and returns how many; nothing when `out` is shorter.
+    /// Writes the bytes of `w[..64]` whose bit is set in `keep` (all within `w`) to
+    /// the start of `out`, in order, and returns how many; nothing when `out` is
+    /// shorter.
     #[inline(always)]
-    pub(crate) fn compact(self, w: &[u8; WINDOW], keep: u64, out: &mut [u8]) -> usize {
+    pub(crate) fn compact(self, w: &[u8], keep: u64, out: &mut [u8]) -> usize {
         match self {
             #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
             StrictKernel::Avx512(cpu) => super::strict_dense_x86::compress512(w, keep, out, cpu),
@@ -250,8 +252,12 @@ pub(super) const INERT_PATTERNS: Patterns = Patterns::of(INERT_RANGES);
 
 /// The masks a kernel computes, a code point at a time (the tests' reference).
 #[cfg(test)]
-pub(crate) fn reference_masks(w: &[u8; WINDOW]) -> StrictMasks {
+pub(crate) fn reference_masks(text: &[u8]) -> StrictMasks {
     use crate::strict::class::{in_drop_set_cp, is_inert, is_keycap_base};
+    let mut w = [0u8; WINDOW];
+    for (d, &s) in w.iter_mut().zip(text) {
+        *d = s;
+    }
     let mut m = StrictMasks {
         ascii: 0,
         keycap: 0,
@@ -396,8 +402,36 @@ mod tests {
     #[test]
     fn every_kernel_computes_the_reference_masks() {
         for kernel in StrictKernel::available() {
-            for w in windows() {
-                assert_eq!(kernel.masks(&w), reference_masks(&w), "{kernel:?} {w:X?}");
+            for (k, w) in windows().iter().enumerate() {
+                // The whole window, and cut short on a code-point boundary (the
+                // text is whole code points; zeros after it).
+                let cuts = [
+                    WINDOW,
+                    67,
+                    65,
+                    64,
+                    63,
+                    40,
+                    33,
+                    32,
+                    31,
+                    17,
+                    8,
+                    3,
+                    1,
+                    k % WINDOW,
+                ];
+                for n in cuts {
+                    if n < WINDOW && (0x80..0xC0).contains(&w[n]) {
+                        continue;
+                    }
+                    let text = &w[..n];
+                    assert_eq!(
+                        kernel.masks(text),
+                        reference_masks(text),
+                        "{kernel:?} {text:X?}"
+                    );
+                }
             }
         }
     }
@@ -422,6 +456,11 @@ mod tests {
                     assert_eq!(n, want.len(), "{kernel:?}");
                     assert_eq!(&out[..n], &want[..], "{kernel:?}");
                 }
+                // A text ending after the last kept byte.
+                let end = 64 - keep.leading_zeros() as usize;
+                let mut out = std::vec![0xEEu8; want.len()];
+                let n = kernel.compact(&w[..end], keep, &mut out);
+                assert_eq!(&out[..n], &want[..], "{kernel:?} short");
             }
         }
     }

@@ -6,8 +6,8 @@
 use core::arch::x86_64::{
     __m256i, __m512i, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_loadu_si256,
     _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8, _mm256_setzero_si256,
-    _mm256_sub_epi8, _mm512_cmpeq_epi8_mask, _mm512_cmple_epu8_mask, _mm512_loadu_si512,
-    _mm512_mask_storeu_epi8, _mm512_maskz_compress_epi8, _mm512_movepi8_mask, _mm512_set1_epi8,
+    _mm256_sub_epi8, _mm512_cmpeq_epi8_mask, _mm512_cmple_epu8_mask, _mm512_mask_storeu_epi8,
+    _mm512_maskz_compress_epi8, _mm512_maskz_loadu_epi8, _mm512_movepi8_mask, _mm512_set1_epi8,
     _mm512_sub_epi8, _pdep_u64, _pext_u64,
 };
 
@@ -117,25 +117,32 @@ const fn spread(lead: u64, len: usize) -> u64 {
 
 /// [`super::strict_dense::StrictKernel::masks`] with 64-byte vectors.
 #[inline]
-pub(super) fn masks512(w: &[u8; WINDOW], _cpu: Vbmi2) -> StrictMasks {
+pub(super) fn masks512(w: &[u8], _cpu: Vbmi2) -> StrictMasks {
     // SAFETY: the CPU has AVX-512 F and BW (a `Vbmi2` exists only once detected).
     unsafe { masks512_on(w) }
 }
 
+/// The lanes of `w` from `k` (zeros past its end), with a masked load: a short
+/// text needs no padded copy (whose stores a full load could not forward from).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn masks512_on(w: &[u8; WINDOW]) -> StrictMasks {
-    let at = w.as_ptr();
-    // SAFETY: `w` has 68 bytes, so the 64-byte loads at offsets 0 to 3 stay within
-    // it; `loadu` has no alignment requirement.
-    let v = unsafe {
-        [
-            _mm512_loadu_si512(at.cast()),
-            _mm512_loadu_si512(at.add(1).cast()),
-            _mm512_loadu_si512(at.add(2).cast()),
-            _mm512_loadu_si512(at.add(3).cast()),
-        ]
+fn load64(w: &[u8], k: usize) -> __m512i {
+    let n = w.len().saturating_sub(k);
+    let mask = if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n).wrapping_sub(1)
     };
+    // SAFETY: the mask enables only lanes `k..k + n` of `w`, which exist; masked-off
+    // lanes are neither read nor faulted on, and the pointer is not dereferenced
+    // outside them (`wrapping_add`).
+    unsafe { _mm512_maskz_loadu_epi8(mask, w.as_ptr().wrapping_add(k).cast()) }
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn masks512_on(w: &[u8]) -> StrictMasks {
+    let v = [load64(w, 0), load64(w, 1), load64(w, 2), load64(w, 3)];
     let [v0, ..] = v;
     let mut drop_lead = 0u64;
     each_pattern!(DROPS, |CODE| {
@@ -234,11 +241,26 @@ fn half32(v: &[__m256i; 4]) -> [u32; 7] {
     ]
 }
 
+/// `w` as a whole window: itself when long enough, else a copy padded with zeros.
+#[inline(always)]
+fn window<'a>(w: &'a [u8], pad: &'a mut [u8; WINDOW]) -> &'a [u8; WINDOW] {
+    match w.first_chunk::<WINDOW>() {
+        Some(whole) => whole,
+        None => {
+            for (d, &s) in pad.iter_mut().zip(w) {
+                *d = s;
+            }
+            pad
+        }
+    }
+}
+
 /// [`super::strict_dense::StrictKernel::masks`] with two 32-byte halves.
 #[inline]
-pub(super) fn masks256(w: &[u8; WINDOW], _cpu: Bmi2) -> StrictMasks {
+pub(super) fn masks256(w: &[u8], _cpu: Bmi2) -> StrictMasks {
+    let mut pad = [0u8; WINDOW];
     // SAFETY: the CPU has AVX2 (a `Bmi2` exists only once detected).
-    unsafe { masks256_on(w) }
+    unsafe { masks256_on(window(w, &mut pad)) }
 }
 
 #[inline]
@@ -281,9 +303,15 @@ fn masks256_on(w: &[u8; WINDOW]) -> StrictMasks {
 
 /// [`super::strict_dense::StrictKernel::compact`] with `vpcompressb`.
 #[inline]
-pub(super) fn compress512(w: &[u8; WINDOW], keep: u64, out: &mut [u8], _cpu: Vbmi2) -> usize {
+pub(super) fn compress512(w: &[u8], keep: u64, out: &mut [u8], _cpu: Vbmi2) -> usize {
     let n = keep.count_ones() as usize;
-    if out.len() < n {
+    // `keep` selects bytes of `w` only.
+    let within = if w.len() >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << w.len()).wrapping_sub(1)
+    };
+    if out.len() < n || keep & !within != 0 {
         return 0;
     }
     // SAFETY: the CPU has AVX-512 F, BW and VBMI2 (a `Vbmi2` exists only once
@@ -297,19 +325,21 @@ pub(super) fn compress512(w: &[u8; WINDOW], keep: u64, out: &mut [u8], _cpu: Vbm
 /// # Safety
 ///
 /// * `out` must hold at least `n` bytes, `n` the bits set in `keep`.
+/// * `keep` must select bytes of `w` only.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2")]
-unsafe fn compress512_on(w: &[u8; WINDOW], keep: u64, n: usize, out: &mut [u8]) {
+unsafe fn compress512_on(w: &[u8], keep: u64, n: usize, out: &mut [u8]) {
     let store = if n >= 64 {
         u64::MAX
     } else {
         (1u64 << n).wrapping_sub(1)
     };
-    // SAFETY: `w[..64]` is readable and `loadu` has no alignment requirement; the
-    // masked store writes only the first `n` bytes, which `out` holds (the caller's
-    // guarantee), and masked-off lanes are neither written nor faulted on.
+    // SAFETY: the masked load reads only the kept bytes, which `w` holds (the
+    // caller's guarantee); the masked store writes only the first `n` bytes, which
+    // `out` holds (the caller's guarantee); masked-off lanes are neither read,
+    // written nor faulted on.
     unsafe {
-        let v = _mm512_loadu_si512(w.as_ptr().cast());
+        let v = _mm512_maskz_loadu_epi8(keep, w.as_ptr().cast());
         let packed = _mm512_maskz_compress_epi8(keep, v);
         _mm512_mask_storeu_epi8(out.as_mut_ptr().cast(), store, packed);
     }
@@ -317,9 +347,10 @@ unsafe fn compress512_on(w: &[u8; WINDOW], keep: u64, n: usize, out: &mut [u8]) 
 
 /// [`super::strict_dense::StrictKernel::compact`] with `pext` per 8-byte word.
 #[inline]
-pub(super) fn compress_pext(w: &[u8; WINDOW], keep: u64, out: &mut [u8], _cpu: Bmi2) -> usize {
+pub(super) fn compress_pext(w: &[u8], keep: u64, out: &mut [u8], _cpu: Bmi2) -> usize {
+    let mut pad = [0u8; WINDOW];
     // SAFETY: the CPU has BMI2 (a `Bmi2` exists only once detected).
-    unsafe { compress_pext_on(w, keep, out) }
+    unsafe { compress_pext_on(window(w, &mut pad), keep, out) }
 }
 
 #[inline]

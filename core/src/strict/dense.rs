@@ -15,7 +15,7 @@
 
 use super::class::{in_drop_set_fast, is_inert, is_keepable};
 use super::keep::KeepSink;
-use crate::scan::{Backend, STRICT_WINDOW, StrictKernel, StrictMasks};
+use crate::scan::{Backend, StrictKernel, StrictMasks};
 
 /// Kept bytes after the last dropped code point at which the run gives the text
 /// back to the block scan (the members of D are no longer dense).
@@ -213,22 +213,11 @@ fn gather_dense(
                 armed = false;
                 continue;
             }
-            let mut pad = [0u8; STRICT_WINDOW];
-            let w = match tail.first_chunk::<STRICT_WINDOW>() {
-                Some(w) => w,
-                None => {
-                    // Zeros past the end: ASCII, and the block stops at `tail.len()`.
-                    if let Some(dst) = pad.get_mut(..tail.len()) {
-                        dst.copy_from_slice(tail);
-                    }
-                    &pad
-                }
-            };
             let out = room.get_mut(k..).unwrap_or_default();
-            if let Some(step) = plan_block(kernel.masks(w), w, tail.len(), dead, since)
+            if let Some(step) = plan_block(kernel.masks(tail), tail, dead, since)
                 && out.len() >= step.keep.count_ones() as usize
             {
-                k = k.wrapping_add(kernel.compact(w, step.keep, out));
+                k = k.wrapping_add(kernel.compact(tail, step.keep, out));
                 i = i.wrapping_add(step.consumed);
                 dead = step.dead;
                 since = step.since;
@@ -323,8 +312,8 @@ fn has_sparse_run(keep: u64) -> bool {
     r != 0
 }
 
-/// What the scalar loop of [`gather_dense`] decides over the block of `w` (the
-/// `limit` bytes of text from there, at most 64 of them in the block), from `dead`
+/// What the scalar loop of [`gather_dense`] decides over the block at the start of
+/// `w` (the rest of the text, at most 64 bytes of it in the block), from `dead`
 /// and `since` as it has them, when the block holds only what it decides without
 /// stopping: ASCII, inert code points, members of D dropped on sight. The block
 /// stops before the first code point outside those (the scalar loop decides it),
@@ -333,13 +322,8 @@ fn has_sparse_run(keep: u64) -> bool {
 /// nothing is consumed, or when the scalar loop would end the run inside the block
 /// (more than [`SPARSE`] kept bytes after a drop).
 #[inline(always)]
-fn plan_block(
-    m: StrictMasks,
-    w: &[u8; STRICT_WINDOW],
-    limit: usize,
-    dead: bool,
-    since: usize,
-) -> Option<BlockStep> {
+fn plan_block(m: StrictMasks, w: &[u8], dead: bool, since: usize) -> Option<BlockStep> {
+    let limit = w.len();
     let starts = !m.cont;
     // A code point crossing the block's end (a continuation byte after it) is left
     // to the next block; the block starts on a code point, so `starts` has a bit.
