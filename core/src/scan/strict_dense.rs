@@ -9,6 +9,13 @@
 //! stops, the Keeper's state after it) is decided once, in `strict/dense.rs`, for
 //! every backend. Without SIMD there is no kernel and the scalar gathering runs.
 
+// Without the x86 kernels (`portable-only`, other targets) only the tests read the
+// patterns, and `StrictKernel` has no value.
+#![cfg_attr(
+    not(all(target_arch = "x86_64", not(feature = "portable-only"))),
+    allow(dead_code, unused_variables)
+)]
+
 use super::backend::Backend;
 use crate::rules::Seq;
 use crate::strict::class::{DROP_RANGES, INERT_RANGES};
@@ -236,10 +243,6 @@ impl Patterns {
     }
 
     /// The patterns.
-    #[cfg_attr(
-        not(all(target_arch = "x86_64", not(feature = "portable-only"))),
-        allow(dead_code)
-    )]
     pub(super) const fn as_slice(&self) -> &[Seq] {
         self.seqs.split_at(self.n).0
     }

@@ -255,17 +255,18 @@ fn window<'a>(w: &'a [u8], pad: &'a mut [u8; WINDOW]) -> &'a [u8; WINDOW] {
     }
 }
 
-/// [`super::strict_dense::StrictKernel::masks`] with two 32-byte halves.
+/// [`super::strict_dense::StrictKernel::masks`] with two 32-byte halves (one for a
+/// text of at most 32 bytes).
 #[inline]
 pub(super) fn masks256(w: &[u8], _cpu: Bmi2) -> StrictMasks {
     let mut pad = [0u8; WINDOW];
     // SAFETY: the CPU has AVX2 (a `Bmi2` exists only once detected).
-    unsafe { masks256_on(window(w, &mut pad)) }
+    unsafe { masks256_on(window(w, &mut pad), w.len() > 32) }
 }
 
 #[inline]
 #[target_feature(enable = "avx2")]
-fn masks256_on(w: &[u8; WINDOW]) -> StrictMasks {
+fn masks256_on(w: &[u8; WINDOW], two: bool) -> StrictMasks {
     let at = w.as_ptr();
     // SAFETY: `w` has 68 bytes, so the 32-byte loads at offsets 0 to 3 and 32 to 35
     // stay within it; `loadu` has no alignment requirement.
@@ -288,7 +289,12 @@ fn masks256_on(w: &[u8; WINDOW]) -> StrictMasks {
     // The barrier keeps LLVM from turning the mask shifts below back into byte
     // shuffles of the vectors (as in the reference's `drop_plan`).
     let lo = core::hint::black_box(half32(&a));
-    let hi = core::hint::black_box(half32(&b));
+    // A text of at most 32 bytes (the end of a piece) has zeros there: ASCII.
+    let hi = if two {
+        core::hint::black_box(half32(&b))
+    } else {
+        [u32::MAX, 0, 0, 0, 0, 0, 0]
+    };
     let [a0, a1, a2, a3, a4, a5, a6] = lo;
     let [b0, b1, b2, b3, b4, b5, b6] = hi;
     let join = |l: u32, h: u32| u64::from(l) | u64::from(h) << 32;
