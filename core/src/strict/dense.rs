@@ -564,6 +564,40 @@ mod tests {
         }
     }
 
+    /// Every backend's keeper, gathering, computes what the portable one hands on,
+    /// with the text cut into two pieces anywhere (members of D split across a
+    /// block's edge and at a piece's end).
+    #[test]
+    fn every_backend_keeps_what_the_portable_one_keeps() {
+        for seed in 0..160u64 {
+            let text = block_text(seed.wrapping_add(77));
+            let mut cuts: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+            cuts.push(text.len());
+            let step = 1 + cuts.len() / 40;
+            for &cut in cuts.iter().step_by(step) {
+                let (a, b) = text.split_at(cut);
+                let mut runs = Runs(String::new());
+                let mut k = Keeper::on(Backend::PORTABLE);
+                k.push(a, &mut runs);
+                k.push(b, &mut runs);
+                k.finish(&mut runs);
+                for backend in Backend::all() {
+                    let mut room = Room {
+                        out: String::new(),
+                        buf: Vec::new(),
+                        cap: 1024,
+                        gathers: 0,
+                    };
+                    let mut k = Keeper::on(backend);
+                    k.push(a, &mut room);
+                    k.push(b, &mut room);
+                    k.finish(&mut room);
+                    assert_eq!(room.out, runs.0, "{backend:?} {text:?} cut at {cut}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn sparse_runs() {
         for keep in [

@@ -125,6 +125,14 @@ impl Keeper {
         }
     }
 
+    /// A keeper on `backend` (for tests; [`Keeper::new`] picks the best).
+    #[cfg(test)]
+    pub(crate) const fn on(backend: Backend) -> Self {
+        let mut k = Keeper::new();
+        k.backend = Some(backend);
+        k
+    }
+
     /// Feeds `text` (whole code points).
     pub(crate) fn push(&mut self, text: &str, sink: &mut impl KeepSink) {
         let bytes = text.as_bytes();
