@@ -288,10 +288,10 @@ fn masks256_on(w: &[u8; WINDOW], two: bool) -> StrictMasks {
     };
     // The barrier keeps LLVM from turning the mask shifts below back into byte
     // shuffles of the vectors (as in the reference's `drop_plan`).
-    let lo = core::hint::black_box(half32(&a));
+    let lo = half32(&a);
     // A text of at most 32 bytes (the end of a piece) has zeros there: ASCII.
     let hi = if two {
-        core::hint::black_box(half32(&b))
+        half32(&b)
     } else {
         [u32::MAX, 0, 0, 0, 0, 0, 0]
     };
@@ -362,9 +362,18 @@ pub(super) fn compress_pext(w: &[u8], keep: u64, out: &mut [u8], _cpu: Bmi2) -> 
 #[inline]
 #[target_feature(enable = "bmi1,bmi2,popcnt")]
 fn compress_pext_on(w: &[u8; WINDOW], keep: u64, out: &mut [u8]) -> usize {
-    if out.len() < keep.count_ones() as usize {
+    let total = keep.count_ones() as usize;
+    if out.len() < total {
         return 0;
     }
+    // Word `k` is written at `n <= 8 k`, so 64 bytes of room take every word whole;
+    // less room (the last kept bytes of a text) goes through a staging buffer.
+    let mut staged = [0u8; 64];
+    let whole = out.len() >= 64;
+    let dst: &mut [u8; 64] = match out.first_chunk_mut::<64>() {
+        Some(d) => d,
+        None => &mut staged,
+    };
     let mut n = 0usize;
     // The words up to the last kept byte (a block at the end of a piece is short).
     let used = (64usize.wrapping_sub(keep.leading_zeros() as usize)).div_ceil(8);
@@ -374,17 +383,16 @@ fn compress_pext_on(w: &[u8; WINDOW], keep: u64, out: &mut [u8]) -> usize {
         // Each kept byte's bit spread over its whole byte.
         let select = _pdep_u64(bits, 0x0101_0101_0101_0101).wrapping_mul(0xFF);
         let packed = _pext_u64(u64::from_le_bytes(*word), select).to_le_bytes();
-        let c = bits.count_ones() as usize;
-        if let Some(dst) = out.get_mut(n..n.wrapping_add(8)) {
-            // Bytes past the `c` kept ones are overwritten by the next word or lie
-            // past the written length.
-            dst.copy_from_slice(&packed);
-        } else if let (Some(dst), Some(src)) = (out.get_mut(n..n.wrapping_add(c)), packed.get(..c))
-        {
-            dst.copy_from_slice(src);
+        // Bytes past the kept ones are overwritten by the next word or lie past
+        // the written length.
+        if let Some(d) = dst.get_mut(n..n.wrapping_add(8)) {
+            d.copy_from_slice(&packed);
         }
         // At most 64 in all.
-        n = n.wrapping_add(c);
+        n = n.wrapping_add(bits.count_ones() as usize);
+    }
+    if !whole && let (Some(d), Some(s)) = (out.get_mut(..total), staged.get(..total)) {
+        d.copy_from_slice(s);
     }
     n
 }
