@@ -47,7 +47,7 @@ mod swar;
 pub use backend::{Backend, backend_name};
 pub(crate) use byteset::ByteSet;
 pub(crate) use drop::{DropBlock, DropPlan, DropRule, Dropper};
-pub(crate) use finder::{ATTENTION, Finder, Scanner, char_at};
+pub(crate) use finder::{ATTENTION, Finder, Recorded, Scanner, char_at};
 pub use finder::{first_attention, first_attention_on};
 pub(crate) use strict_dense::{StrictKernel, StrictMasks};
 #[cfg(test)]

@@ -4,7 +4,9 @@
 use core::fmt;
 
 use crate::class::{is_control, is_dangerous_invisible, is_stripped, is_variation_selector};
-use crate::scan::{Backend, ByteSet, DropBlock, DropRule, Dropper, Finder, Scanner, char_at};
+use crate::scan::{
+    Backend, ByteSet, DropBlock, DropRule, Dropper, Finder, Recorded, Scanner, char_at,
+};
 use crate::truncate::floor_char_boundary;
 use crate::utf8::{Utf8Error, Utf8Stream};
 
@@ -47,7 +49,7 @@ pub struct StripRuns<'a> {
     pos: usize,
     /// The code point before `pos` in the original input (dropped or not).
     prev: Option<char>,
-    scanner: Scanner<'static>,
+    scanner: Scanner<'a>,
 }
 
 impl<'a> StripRuns<'a> {
@@ -58,6 +60,22 @@ impl<'a> StripRuns<'a> {
             pos: 0,
             prev,
             scanner: Scanner::new(&STRIP_FINDER, backend),
+        }
+    }
+
+    /// [`StripRuns::after`] over a text whose start's candidate blocks `recorded`
+    /// holds (the strip finder's, found while the text was validated).
+    fn after_recorded(
+        text: &'a str,
+        prev: Option<char>,
+        backend: Backend,
+        recorded: &'a Recorded,
+    ) -> Self {
+        StripRuns {
+            text,
+            pos: 0,
+            prev,
+            scanner: Scanner::with_recorded(&STRIP_FINDER, backend, recorded),
         }
     }
 
@@ -296,22 +314,40 @@ impl StripStream {
     /// [`StripStream::feed`], handing out nothing of a chunk that holds invalid
     /// UTF-8 (the whole chunk is validated before its first run is emitted), so a
     /// caller may write runs as they come and still write nothing of a bad chunk.
-    pub fn feed_whole(
+    pub fn feed_whole(&mut self, chunk: &[u8], emit: impl FnMut(&str)) -> Result<(), Utf8Error> {
+        self.feed_whole_on(Backend::best(), chunk, emit)
+    }
+
+    /// [`StripStream::feed_whole`] on a given backend.
+    #[doc(hidden)]
+    pub fn feed_whole_on(
         &mut self,
+        backend: Backend,
         chunk: &[u8],
         mut emit: impl FnMut(&str),
     ) -> Result<(), Utf8Error> {
-        let backend = Backend::best();
-        let decoded = self.utf8.decode(chunk);
+        // One pass validates the chunk and finds its stops where the backend can
+        // (issue 17: two passes, the validator's and the scan's, each read it all).
+        let mut recorded = Recorded::new();
+        let decoded = self.utf8.decode_by(chunk, |head| {
+            match backend.validate_find(head, &STRIP_FINDER, &mut recorded) {
+                Some(text) => Ok(text),
+                // The offset, from the validator that reports it.
+                None => crate::utf8::validate_on(backend, head),
+            }
+        });
         if let Some(e) = decoded.error {
             return Err(e);
         }
-        for piece in [decoded.carried, decoded.text] {
-            if !piece.is_empty() {
-                let mut runs = StripRuns::after(piece, self.prev, backend);
-                self.prev = runs.last_char();
-                runs.by_ref().for_each(&mut emit);
-            }
+        if !decoded.carried.is_empty() {
+            let mut runs = StripRuns::after(decoded.carried, self.prev, backend);
+            self.prev = runs.last_char();
+            runs.by_ref().for_each(&mut emit);
+        }
+        if !decoded.text.is_empty() {
+            let mut runs = StripRuns::after_recorded(decoded.text, self.prev, backend, &recorded);
+            self.prev = runs.last_char();
+            runs.by_ref().for_each(&mut emit);
         }
         Ok(())
     }
@@ -415,6 +451,71 @@ mod tests {
                 let got_exact = strip_into_on(backend, &text, &mut exact).map(str::to_string);
                 proptest::prop_assert_eq!(got.as_deref(), Ok(expected.as_str()));
                 proptest::prop_assert_eq!(got_exact.as_deref(), Ok(expected.as_str()));
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn feed_whole_on_every_backend_matches_one_shot(
+            parts in proptest::collection::vec(proptest::sample::select(std::vec![
+                "a", "bb", " ", "\n", "—", "’", "…", "€", "é", "中", "😀", "\u{200B}",
+                "\u{FE0F}", "❤", "1", "\u{AD}", "\u{A0}", "\u{85}", "\u{E0041}",
+                "\u{3164}", "\u{2060}", "\u{FE00}", "\u{E01EF}", "°",
+            ]), 0..600),
+            clean in 0usize..400,
+            size in 1usize..700,
+        ) {
+            let text = std::format!("{}{}", "x".repeat(clean), parts.concat());
+            let expected = strip_invisibles(&text).to_string();
+            for backend in Backend::all() {
+                let mut s = StripStream::new();
+                let mut out = String::new();
+                for chunk in text.as_bytes().chunks(size) {
+                    s.feed_whole_on(backend, chunk, |r| out.push_str(r)).unwrap();
+                }
+                s.finish().unwrap();
+                proptest::prop_assert_eq!(&out, &expected, "{}", backend.name());
+            }
+        }
+    }
+
+    #[test]
+    fn feed_whole_with_more_stops_than_one_pass_records() {
+        // A kept selector every 30 bytes and a drop every 60: a 256 KiB chunk has
+        // more blocks with stops than the fused pass records.
+        let text = "a ❤\u{FE0F} b — c 1\u{FE0F}\u{20E3} d\u{200B}e ".repeat(9000);
+        let expected = strip_invisibles(&text).to_string();
+        for backend in Backend::all() {
+            for size in [256 << 10, 65536, 1000] {
+                let mut s = StripStream::new();
+                let mut out = String::new();
+                for chunk in text.as_bytes().chunks(size) {
+                    s.feed_whole_on(backend, chunk, |r| out.push_str(r))
+                        .unwrap();
+                }
+                s.finish().unwrap();
+                assert_eq!(out, expected, "{} {size}", backend.name());
+            }
+        }
+    }
+
+    #[test]
+    fn feed_whole_on_every_backend_writes_nothing_of_a_bad_chunk() {
+        let clean = "ok — ❤\u{FE0F} \u{200B}text ".repeat(50);
+        for backend in Backend::all() {
+            for at in [0, 1, 63, 64, 65, 300, clean.len()] {
+                let mut bad = clean.as_bytes().to_vec();
+                bad.insert(at, 0xFF);
+                let mut s = StripStream::new();
+                let mut out = String::new();
+                s.feed_whole_on(backend, b"head ", |r| out.push_str(r))
+                    .unwrap();
+                let e = s
+                    .feed_whole_on(backend, &bad, |r| out.push_str(r))
+                    .unwrap_err();
+                assert_eq!(out, "head ", "{}", backend.name());
+                assert_eq!(e.offset(), 5 + at, "{}", backend.name());
             }
         }
     }

@@ -108,6 +108,18 @@ impl Utf8Stream {
     /// Decodes `chunk`: the pieces of text it completes, borrowed from the decoder
     /// (the carried code point) and from `chunk`.
     pub fn decode<'s, 'c>(&'s mut self, chunk: &'c [u8]) -> Decoded<'s, 'c> {
+        self.decode_by(chunk, validate)
+    }
+
+    /// [`Utf8Stream::decode`], validating the chunk's whole code points (after the
+    /// carried one, before an incomplete end) with `validate`, which must answer as
+    /// [`validate`] does: a caller's pass that does more work on the same bytes (the
+    /// strip stream's fused validation and scan) while each byte is validated once.
+    pub(crate) fn decode_by<'s, 'c>(
+        &'s mut self,
+        chunk: &'c [u8],
+        validate: impl FnOnce(&'c [u8]) -> Result<&'c str, Utf8Error>,
+    ) -> Decoded<'s, 'c> {
         let mut rest = chunk;
         let mut base = self.consumed;
         let mut whole_len = 0;
@@ -152,7 +164,8 @@ impl Utf8Stream {
         }
         // An incomplete code point at the end waits for the next chunk, so the SIMD
         // validator sees only whole code points and answers the common case alone.
-        let (text, error) = match validate_chunk(rest) {
+        let head = rest.get(..complete_len(rest)).unwrap_or_default();
+        let (text, error) = match validate(head) {
             Ok(text) => (text, None),
             Err(e) => {
                 // The error path only: the valid text before the error, validated

@@ -6,7 +6,7 @@ use core::sync::atomic::{AtomicU8, Ordering};
 use super::drop::Compactor;
 #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
 use super::drop::SimdCompactor;
-use super::finder::Finder;
+use super::finder::{Finder, Recorded};
 use super::swar::{portable_block, portable_blocks};
 #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
 use super::x86;
@@ -261,6 +261,29 @@ impl Backend {
             return Ok(text);
         }
         core::str::from_utf8(bytes)
+    }
+
+    /// `bytes` as text when it is UTF-8 (`None` otherwise), and `rec` filled with
+    /// `f`'s candidate blocks of the text's start, found in the same pass where this
+    /// backend has one (AVX-512: each block loaded once for both). Elsewhere the text
+    /// is validated alone and `rec` covers nothing, so a scanner reading it scans as
+    /// before. On invalid input `rec` says nothing.
+    #[inline]
+    pub(crate) fn validate_find<'t>(
+        self,
+        bytes: &'t [u8],
+        f: &Finder,
+        rec: &mut Recorded,
+    ) -> Option<&'t str> {
+        rec.len = 0;
+        rec.covered = 0;
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+        if let (Blocks::Avx512(cpu), Compactor::Simd(SimdCompactor::Avx512(_))) =
+            (self.blocks, self.drops)
+        {
+            return super::x86_scan512::validate_find_str(bytes, f, rec, cpu);
+        }
+        self.to_str(bytes).ok()
     }
 
     /// Copies `src` to the start of `dst`; nothing when `dst` is shorter. Long copies

@@ -100,12 +100,97 @@ impl Finder {
     }
 }
 
+/// Blocks a pass over a whole text can record (issue 17): enough for the stops of a
+/// 256 KiB read of mixed prose (about one block in a thousand holds one); a text
+/// with more is scanned block by block from where the list filled.
+pub(crate) const RECORDED_BLOCKS: usize = 256;
+
+/// One 64-byte block with candidates, as a fused pass recorded it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct RecordedBlock {
+    /// Offset of the block in the text.
+    pub(super) base: usize,
+    /// Bit `i` for byte `base + i`, as [`Blocks::candidates`] reports it.
+    pub(super) mask: u64,
+}
+
+/// The candidate blocks of a text's start, found by the pass that validated it
+/// ([`Backend::validate_find`]): every block before [`Recorded::covered`] with a
+/// candidate is in the list, in order, so a [`Scanner`] reads them instead of
+/// scanning those bytes again.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Recorded {
+    pub(super) blocks: [RecordedBlock; RECORDED_BLOCKS],
+    pub(super) len: usize,
+    /// The list is complete for `text[..covered]`.
+    pub(super) covered: usize,
+}
+
+impl Recorded {
+    /// An empty list that covers nothing.
+    pub(crate) const fn new() -> Recorded {
+        Recorded {
+            blocks: [RecordedBlock { base: 0, mask: 0 }; RECORDED_BLOCKS],
+            len: 0,
+            covered: 0,
+        }
+    }
+
+    /// Appends a block; `false` (and nothing recorded) when the list is full.
+    #[inline]
+    pub(super) fn push(&mut self, base: usize, mask: u64) -> bool {
+        let Some(slot) = self.blocks.get_mut(self.len) else {
+            return false;
+        };
+        *slot = RecordedBlock { base, mask };
+        self.len = self.len.saturating_add(1);
+        true
+    }
+
+    /// The recorded blocks.
+    fn list(&self) -> &[RecordedBlock] {
+        self.blocks.get(..self.len).unwrap_or_default()
+    }
+
+    /// The first candidate block at or after `at` (one that ends past it): from the
+    /// list before [`Recorded::covered`], by the block scan from there on.
+    #[inline]
+    fn candidates(
+        &self,
+        blocks: Blocks,
+        bytes: &[u8],
+        at: usize,
+        f: &Finder,
+    ) -> Option<Candidates> {
+        if at >= self.covered {
+            return blocks.candidates(bytes, at, f);
+        }
+        let list = self.list();
+        let i = list.partition_point(|b| b.base.saturating_add(64) <= at);
+        match list.get(i) {
+            Some(b) => Some(Candidates {
+                base: b.base,
+                mask: b.mask,
+            }),
+            None => blocks.candidates(bytes, self.covered, f),
+        }
+    }
+}
+
+impl Default for Recorded {
+    fn default() -> Self {
+        Recorded::new()
+    }
+}
+
 /// A cursor over one text that keeps the current block's candidates, so positions
 /// close together cost one block computation.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Scanner<'f> {
     pub(super) finder: &'f Finder,
     pub(super) blocks: Blocks,
+    /// Candidate blocks of the text's start, found while it was validated.
+    pub(super) recorded: Option<&'f Recorded>,
     /// Start of the cached block and its candidate mask.
     pub(super) base: usize,
     pub(super) mask: u64,
@@ -125,10 +210,25 @@ impl<'f> Scanner<'f> {
         Scanner {
             finder,
             blocks,
+            recorded: None,
             base: 0,
             mask: 0,
             cached: false,
         }
+    }
+
+    /// A scanner for `finder` on `backend` over a text whose start's candidate
+    /// blocks `recorded` holds (found by the same finder while the text was
+    /// validated).
+    #[inline]
+    pub(crate) const fn with_recorded(
+        finder: &'f Finder,
+        backend: Backend,
+        recorded: &'f Recorded,
+    ) -> Self {
+        let mut s = Scanner::with_blocks(finder, backend.blocks);
+        s.recorded = Some(recorded);
+        s
     }
 
     /// The first index `i >= from` whose byte is in the set and for which
@@ -145,7 +245,11 @@ impl<'f> Scanner<'f> {
         loop {
             let offset = at.wrapping_sub(self.base);
             if !(self.cached && offset < 64) {
-                match self.blocks.candidates(bytes, at, self.finder) {
+                let found = match self.recorded {
+                    Some(r) => r.candidates(self.blocks, bytes, at, self.finder),
+                    None => self.blocks.candidates(bytes, at, self.finder),
+                };
+                match found {
                     Some(Candidates { base, mask }) => {
                         self.base = base;
                         self.mask = mask;

@@ -122,6 +122,130 @@ pub(super) const HALVES: [[[u8; 16]; 6]; 2] = {
     h
 };
 
+/// The refinement's groups by whole bytes (issue 17), for the AVX-512 VBMI lookups
+/// of the fused pass: one 128-entry lookup of the lead byte (by its low seven bits,
+/// bytes 0x80 and up) and one 64-entry lookup of each of the next two bytes (by
+/// their low six bits, continuation bytes). A byte table is exact per byte where
+/// the nibble tables test a product of nibble sets, so a byte passes the byte
+/// tables only if it passes the nibble ones (fewer false stops). On valid UTF-8 the
+/// two bytes after a lead byte are continuation bytes (or, after a two-byte lead,
+/// a third byte every group of such leads accepts), so the six low bits say all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct ByteTables {
+    /// By lead byte minus 0x80.
+    pub(super) lead: [u16; 128],
+    /// By the second byte's low six bits.
+    pub(super) second: [u16; 64],
+    /// By the third byte's low six bits.
+    pub(super) third: [u16; 64],
+}
+
+/// Sets `bit` in `t[b & mask]` for every byte `b` of `lo..=hi`.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+const fn mark_bytes<const N: usize>(t: &mut [u16; N], lo: u8, hi: u8, bit: u16) {
+    // Indexes masked below N (a power of two).
+    let mut b = lo as usize;
+    while b <= hi as usize {
+        t[b & (N - 1)] |= bit;
+        b += 1;
+    }
+}
+
+/// [`ByteTables`] of [`ATTENTION_LEADS`]' multi-byte patterns, the groups of
+/// [`PAIRS`].
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+pub(super) const BYTES: ByteTables = {
+    // Indexes: groups below MAX_GROUPS (as in PAIRS), byte positions below 3.
+    let seqs = ATTENTION_LEADS.as_slice();
+    let mut t = ByteTables {
+        lead: [0; 128],
+        second: [0; 64],
+        third: [0; 64],
+    };
+    let mut heads = [0usize; MAX_GROUPS];
+    let mut groups = 0;
+    let mut i = 0;
+    while i < seqs.len() {
+        let s = seqs[i];
+        if s.enc_len >= 2 {
+            assert!(s.lo[0] >= 0xC2, "pairs: a lead byte below 0xC2");
+            assert!(
+                s.lo[1] >= 0x80 && s.hi[1] <= 0xBF,
+                "pairs: a second byte that is not a continuation"
+            );
+            let mut g = 0;
+            while g < groups && !same_head(&seqs[heads[g]], &s) {
+                g += 1;
+            }
+            if g == groups {
+                assert!(groups < MAX_GROUPS, "pairs: raise MAX_GROUPS");
+                heads[g] = i;
+                groups += 1;
+            }
+            let bit = 1u16 << g;
+            mark_bytes(&mut t.lead, s.lo[0], s.hi[0], bit);
+            mark_bytes(&mut t.second, s.lo[1], s.hi[1], bit);
+            if s.len >= 3 {
+                assert!(
+                    s.lo[2] >= 0x80 && s.hi[2] <= 0xBF,
+                    "pairs: a third byte that is not a continuation"
+                );
+                mark_bytes(&mut t.third, s.lo[2], s.hi[2], bit);
+            } else {
+                mark_bytes(&mut t.third, 0, 63, bit);
+            }
+        }
+        i += 1;
+    }
+    assert!(
+        groups == PAIRS.groups,
+        "pairs: the byte tables' groups are PAIRS'"
+    );
+    t
+};
+
+impl ByteTables {
+    /// Whether the lead byte `b[0]` (0x80 and up) and the two bytes after it pass
+    /// (the scalar model of the fused pass's lookups, for tests).
+    #[cfg(test)]
+    pub(super) fn passes(&self, b: [u8; 3]) -> bool {
+        self.lead[usize::from(b[0] & 0x7F)]
+            & self.second[usize::from(b[1] & 0x3F)]
+            & self.third[usize::from(b[2] & 0x3F)]
+            != 0
+    }
+}
+
+/// [`BYTES`] split into byte tables: `[0]` for groups 0–7, `[1]` for groups 8–15.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct ByteHalves {
+    pub(super) lead: [[u8; 128]; 2],
+    pub(super) second: [[u8; 64]; 2],
+    pub(super) third: [[u8; 64]; 2],
+}
+
+/// The low (`[0]`) and high (`[1]`) bytes of `t`.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+const fn split<const N: usize>(t: &[u16; N]) -> [[u8; N]; 2] {
+    // Indexes below N.
+    let mut out = [[0u8; N]; 2];
+    let mut i = 0;
+    while i < N {
+        let [lo, hi] = t[i].to_le_bytes();
+        out[0][i] = lo;
+        out[1][i] = hi;
+        i += 1;
+    }
+    out
+}
+
+/// [`BYTES`] by halves.
+pub(super) const BYTE_HALVES: ByteHalves = ByteHalves {
+    lead: split(&BYTES.lead),
+    second: split(&BYTES.second),
+    third: split(&BYTES.third),
+};
+
 /// The AND of one half's six lookups.
 #[inline]
 #[target_feature(enable = "avx2")]
@@ -158,6 +282,36 @@ pub(super) fn lead_pairs(v: __m256i, s: __m256i, t: __m256i) -> __m256i {
 mod tests {
     use super::*;
     use crate::scan::finder::lead_may_attend;
+
+    #[test]
+    fn the_byte_tables_pass_fewer_triples_than_the_nibble_ones_and_every_pattern() {
+        for b0 in 0x80..=255u8 {
+            for b1 in 0x80..=0xBFu8 {
+                for b2 in 0..=255u8 {
+                    let b = [b0, b1, b2];
+                    let passes = BYTES.passes(b);
+                    // A valid sequence's third byte: a continuation, or anything
+                    // after a two-byte lead.
+                    let valid = (0x80..0xC0).contains(&b2) || (0xC2..0xE0).contains(&b0);
+                    if valid && passes {
+                        assert!(PAIRS.passes(b), "{b:02X?}");
+                    }
+                    if valid && crate::rules::is_attention_lead(b0) && lead_may_attend(&b, 0) {
+                        assert!(passes, "{b:02X?}");
+                    }
+                }
+            }
+        }
+        for s in ["—", "–", "’", "“", "”", "…", "€", "é", "中", "°", "™", "→"]
+        {
+            let e = s.as_bytes();
+            let mut b = [0x80u8; 3];
+            for (d, &x) in b.iter_mut().zip(e) {
+                *d = x;
+            }
+            assert!(!BYTES.passes(b), "{s}");
+        }
+    }
 
     #[test]
     fn the_tables_are_a_superset_of_the_patterns_and_ascii_never_passes() {

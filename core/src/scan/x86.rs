@@ -52,6 +52,7 @@ cpufeatures::new!(
     "bmi2",
     "avx512f",
     "avx512bw",
+    "avx512vbmi",
     "avx512vbmi2"
 );
 
@@ -69,7 +70,8 @@ pub(crate) struct Bmi2 {
     _detected: (),
 }
 
-/// Proof that the CPU has AVX2, BMI2 and AVX-512 F, BW and VBMI2.
+/// Proof that the CPU has AVX2, BMI2 and AVX-512 F, BW, VBMI and VBMI2 (every CPU with
+/// VBMI2 has VBMI; the fused validation and scan uses VBMI's byte permutes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Vbmi2 {
     _detected: (),

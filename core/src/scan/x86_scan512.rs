@@ -5,13 +5,16 @@
 
 use core::arch::x86_64::{
     __m512i, _mm512_and_si512, _mm512_broadcast_i32x4, _mm512_loadu_si512, _mm512_movepi8_mask,
-    _mm512_or_si512, _mm512_set1_epi8, _mm512_shuffle_epi8, _mm512_srli_epi16,
+    _mm512_or_si512, _mm512_permutex2var_epi8, _mm512_permutexvar_epi8, _mm512_set1_epi8,
+    _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_srli_epi16, _mm512_ternarylogic_epi64,
     _mm512_test_epi8_mask, _mm512_xor_si512,
 };
 
 use super::Finder;
-use super::pairs::{HALVES, PAIRS};
+use super::finder::Recorded;
+use super::pairs::{BYTE_HALVES, HALVES, PAIRS};
 use super::x86::{Vbmi2, table};
+use super::x86_utf8::{BEFORE, Tables, block_errors};
 
 /// The first 64-byte block of the first `whole` bytes of `data` with a candidate
 /// (as `x86::avx2_blocks`); for a refined finder `data` holds two more bytes after
@@ -110,4 +113,386 @@ unsafe fn avx512_blocks_unchecked(data: &[u8], whole: usize, f: &Finder) -> Opti
         p = end;
     }
     None
+}
+
+/// Bytes a fused block reads after its 64: the lead refinement's two.
+const AFTER: usize = 2;
+
+/// Blocks whose ASCII test is one branch: mixed prose's blocks are ASCII or not at
+/// random (a branch a block mispredicts about every other block, which cost more
+/// than the work it skipped), while four blocks together are almost never all
+/// ASCII in prose and almost always in ASCII text (a branch that predicts well).
+const GROUP: usize = 4 * 64;
+
+/// One half (eight groups) of [`BYTES`] as byte vectors.
+struct HalfTables {
+    lead_lo: __m512i,
+    lead_hi: __m512i,
+    second: __m512i,
+    third: __m512i,
+}
+
+/// The finder's and the refinement's vectors for the fused pass.
+struct ScanTables {
+    lo: __m512i,
+    hi: __m512i,
+    bits: __m512i,
+    halves: [HalfTables; 2],
+}
+
+/// 64 table bytes as a vector.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn vector(t: &[u8; 64]) -> __m512i {
+    // SAFETY: `t` holds 64 readable bytes; `loadu` has no alignment requirement.
+    unsafe { _mm512_loadu_si512(t.as_ptr().cast()) }
+}
+
+/// Half `h` (0: groups 0–7, 1: groups 8–15) of the byte tables as vectors.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn half_tables(h: usize) -> HalfTables {
+    let empty = ([0u8; 128], [0u8; 64]);
+    let lead = BYTE_HALVES.lead.get(h).unwrap_or(&empty.0);
+    let (lo, hi) = lead.split_at(64);
+    let as64 = |x: &[u8]| <[u8; 64]>::try_from(x).unwrap_or([0; 64]);
+    HalfTables {
+        lead_lo: vector(&as64(lo)),
+        lead_hi: vector(&as64(hi)),
+        second: vector(BYTE_HALVES.second.get(h).unwrap_or(&empty.1)),
+        third: vector(BYTE_HALVES.third.get(h).unwrap_or(&empty.1)),
+    }
+}
+
+/// What one block of the fused pass found.
+struct Fused {
+    /// Validation error bits (zero: the block's byte pairs are valid).
+    errors: __m512i,
+    /// Candidate bits (a subset of what [`avx512_blocks`] reports, a superset of
+    /// what the scanner's exact test confirms).
+    candidates: u64,
+    /// Bit `i` set where byte `i` is not ASCII.
+    non_ascii: u64,
+}
+
+/// Validates `bytes` as UTF-8 and, in the same pass over each 64-byte block (one
+/// load shared), records the blocks with `f`'s candidates in `rec` (issue 17: the
+/// CLI's strip validated a chunk, then scanned it again). Blocks start at offset 0;
+/// a lead byte is a candidate when it is in `f`'s set and it and the two bytes after
+/// it pass the byte tables of the lead refinement ([`BYTES`]: exact per byte, so
+/// the em dash, quotes and the ellipsis do not stop the scan); bits past the end
+/// are cleared. When the list fills, recording stops there
+/// ([`Recorded::covered`]) and the rest is only validated. Returns whether `bytes`
+/// is UTF-8 (the same answer as `x86_utf8::is_utf8`); on invalid input `rec` says
+/// nothing (the refinement assumed valid input).
+#[inline]
+pub(super) fn validate_find(bytes: &[u8], f: &Finder, rec: &mut Recorded, _cpu: Vbmi2) -> bool {
+    // SAFETY: the CPU has AVX-512 F, BW and VBMI (a `Vbmi2` exists only once
+    // detected).
+    unsafe { validate_find_unchecked(bytes, f, rec) }
+}
+
+/// `bytes` as text when [`validate_find`] accepts it.
+#[inline]
+pub(super) fn validate_find_str<'t>(
+    bytes: &'t [u8],
+    f: &Finder,
+    rec: &mut Recorded,
+    cpu: Vbmi2,
+) -> Option<&'t str> {
+    if validate_find(bytes, f, rec, cpu) {
+        // SAFETY: `validate_find` accepts exactly the UTF-8 inputs: its validation is
+        // `x86_utf8`'s block test over the same blocks (the tests compare it with
+        // `core::str::from_utf8` on every short sequence, at every block position,
+        // and on random inputs).
+        Some(unsafe { core::str::from_utf8_unchecked(bytes) })
+    } else {
+        rec.len = 0;
+        rec.covered = 0;
+        None
+    }
+}
+
+/// One block of the fused pass, the 64 bytes at `p`, without a branch.
+///
+/// # Safety
+///
+/// * The CPU must support AVX-512 F, BW and VBMI.
+/// * `p.sub(BEFORE)` to `p.add(64 + AFTER)` must be readable.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+unsafe fn fused_block(p: *const u8, t: &Tables, st: &ScanTables) -> Fused {
+    // SAFETY: `p - 3` to `p + 66` is readable (the caller's contract); `loadu` has
+    // no alignment requirement.
+    let (v, s, u, errors) = unsafe {
+        (
+            _mm512_loadu_si512(p.cast()),
+            _mm512_loadu_si512(p.add(1).cast()),
+            _mm512_loadu_si512(p.add(2).cast()),
+            block_errors(p, t),
+        )
+    };
+    let non_ascii = _mm512_movepi8_mask(v);
+    // Truffle, as in `avx512_blocks_unchecked`.
+    let m = _mm512_or_si512(
+        _mm512_shuffle_epi8(st.lo, v),
+        _mm512_shuffle_epi8(st.hi, _mm512_xor_si512(v, _mm512_set1_epi8(i8::MIN))),
+    );
+    let bit = _mm512_shuffle_epi8(
+        st.bits,
+        _mm512_and_si512(_mm512_srli_epi16::<4>(v), _mm512_set1_epi8(0x0F)),
+    );
+    let members = _mm512_test_epi8_mask(m, bit);
+    // The lead byte by its low seven bits, the next two by their low six.
+    let lookups = |h: &HalfTables| {
+        let lead = _mm512_permutex2var_epi8(h.lead_lo, v, h.lead_hi);
+        let second = _mm512_permutexvar_epi8(s, h.second);
+        let third = _mm512_permutexvar_epi8(u, h.third);
+        // lead & second & third.
+        _mm512_ternarylogic_epi64::<0x80>(lead, second, third)
+    };
+    let [low_groups, high_groups] = &st.halves;
+    let mut any = lookups(low_groups);
+    if const { PAIRS.groups > 8 } {
+        any = _mm512_or_si512(any, lookups(high_groups));
+    }
+    let leads = _mm512_test_epi8_mask(any, any);
+    Fused {
+        errors,
+        // ASCII members as they are; non-ASCII ones where the refinement passes.
+        candidates: members & (!non_ascii | leads),
+        non_ascii,
+    }
+}
+
+/// [`validate_find`] without the CPU check.
+///
+/// # Safety
+///
+/// * The CPU must support AVX-512 F, BW and VBMI.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+unsafe fn validate_find_unchecked(bytes: &[u8], f: &Finder, rec: &mut Recorded) -> bool {
+    let t = Tables::load();
+    let st = ScanTables {
+        lo: lanes(f.lo),
+        hi: lanes(f.hi),
+        bits: lanes([1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128]),
+        halves: [half_tables(0), half_tables(1)],
+    };
+    // A finder with ASCII members (or a refinement that is not the lead tables')
+    // must look at every block; strip's set is lead bytes only.
+    let skip_ascii = !(f.controls || f.eq_len > 0 || f.every) && f.refined;
+    let len = bytes.len();
+    rec.len = 0;
+    rec.covered = 0;
+    let mut err = _mm512_setzero_si512();
+    let mut scan = true;
+    let record = |rec: &mut Recorded, scan: &mut bool, base: usize, mask: u64| {
+        if *scan && mask != 0 && !rec.push(base, mask) {
+            // Full: the list covers the text before this block.
+            *scan = false;
+            rec.covered = base;
+        }
+    };
+    // The first block, and the blocks too close to the end to be read in place, go
+    // through a copy padded with zeros (ASCII): before the start, and after the end,
+    // where an incomplete sequence then fails like one followed by ASCII.
+    let padded = |at: usize| {
+        let mut pad = [0u8; BEFORE + 64 + AFTER];
+        let from = at.saturating_sub(BEFORE);
+        let skip = BEFORE.saturating_sub(at);
+        let src = bytes
+            .get(from..len.min(at.saturating_add(64 + AFTER)))
+            .unwrap_or_default();
+        for (d, &b) in pad.iter_mut().skip(skip).zip(src) {
+            *d = b;
+        }
+        // SAFETY: `pad` holds BEFORE bytes before offset BEFORE and 64 + AFTER from
+        // it; AVX-512 BW and VBMI are enabled here.
+        let mut block = unsafe { fused_block(pad.as_ptr().add(BEFORE), &t, &st) };
+        let n = len.saturating_sub(at);
+        if n < 64 {
+            // n < 64, so the shift is in range.
+            block.candidates &= (1u64 << n).wrapping_sub(1);
+        }
+        block
+    };
+    let first = padded(0);
+    err = _mm512_or_si512(err, first.errors);
+    record(rec, &mut scan, 0, first.candidates);
+    // Whether the block before held a non-ASCII byte (a sequence it began may
+    // continue into the next block).
+    let mut open = first.non_ascii != 0;
+    let mut p = 64usize;
+    while let Some(w) = bytes.get(p..p.saturating_add(GROUP + AFTER)) {
+        if skip_ascii && !open {
+            // SAFETY: `w` holds GROUP (four blocks) readable bytes.
+            let any = unsafe {
+                let q = w.as_ptr();
+                let a = _mm512_or_si512(
+                    _mm512_loadu_si512(q.cast()),
+                    _mm512_loadu_si512(q.add(64).cast()),
+                );
+                let b = _mm512_or_si512(
+                    _mm512_loadu_si512(q.add(128).cast()),
+                    _mm512_loadu_si512(q.add(192).cast()),
+                );
+                _mm512_movepi8_mask(_mm512_or_si512(a, b))
+            };
+            if any == 0 {
+                // Four ASCII blocks after an ASCII one: valid, and no candidate.
+                p = p.saturating_add(GROUP);
+                continue;
+            }
+        }
+        for k in 0..4usize {
+            let at = k.wrapping_mul(64);
+            // SAFETY: `p >= 64`, so the 3 bytes before `w` are in `bytes`, and `w`
+            // holds GROUP + 2 bytes: block `k` and the 2 after it.
+            let block = unsafe { fused_block(w.as_ptr().add(at), &t, &st) };
+            err = _mm512_or_si512(err, block.errors);
+            record(rec, &mut scan, p.saturating_add(at), block.candidates);
+            open = block.non_ascii != 0;
+        }
+        p = p.saturating_add(GROUP);
+        // Every 4 KiB (p is 64 past a multiple of GROUP), invalid input stops early.
+        if p & 4095 == 64 && _mm512_test_epi8_mask(err, err) != 0 {
+            return false;
+        }
+    }
+    // The last blocks (possibly an empty one, to test that the input does not end
+    // inside a sequence), padded.
+    while p <= len {
+        let block = padded(p);
+        err = _mm512_or_si512(err, block.errors);
+        record(rec, &mut scan, p, block.candidates);
+        p = p.saturating_add(64);
+    }
+    if scan {
+        rec.covered = len;
+    }
+    _mm512_test_epi8_mask(err, err) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::byteset::ByteSet;
+    use super::super::finder::{ATTENTION, Recorded, Scanner};
+    use super::super::{Backend, x86};
+    use super::*;
+    use std::vec::Vec;
+
+    /// Strip's set (lead bytes only: the fused pass skips ASCII groups).
+    static LEADS_ONLY: Finder = Finder::new(
+        ByteSet::EMPTY
+            .with(0xC2)
+            .with(0xE1)
+            .with(0xE2)
+            .with(0xE3)
+            .with(0xEF)
+            .with(0xF3),
+    )
+    .refined();
+
+    fn backend() -> Option<Backend> {
+        Backend::named("avx512")
+    }
+
+    /// Every position the scanner reports (each confirmed), from the start.
+    fn stops(text: &[u8], scanner: &mut Scanner<'_>) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut at = 0;
+        loop {
+            at = scanner.next(text, at, |_, _| true);
+            if at >= text.len() {
+                return out;
+            }
+            out.push(at);
+            at += 1;
+        }
+    }
+
+    fn agrees(text: &str, f: &Finder) {
+        let (Some(b), Some(cpu)) = (backend(), x86::vbmi2()) else {
+            return;
+        };
+        let mut rec = Recorded::new();
+        assert!(validate_find(text.as_bytes(), f, &mut rec, cpu));
+        let plain = stops(text.as_bytes(), &mut Scanner::new(f, b));
+        let fused = stops(text.as_bytes(), &mut Scanner::with_recorded(f, b, &rec));
+        assert_eq!(fused, plain, "{text:?}");
+    }
+
+    #[test]
+    fn recorded_stops_are_the_scanners_at_every_length_and_offset() {
+        let pieces = [
+            "a",
+            "—",
+            "’",
+            "…",
+            "€",
+            "é",
+            "中",
+            "😀",
+            "\u{200B}",
+            "\u{FE0F}",
+            "\u{FE0E}",
+            "❤\u{FE0F}",
+            "\u{AD}",
+            "\u{85}",
+            "\u{1B}",
+            "\u{E0041}",
+            "\u{3164}",
+            "\u{180E}",
+            "\u{2066}",
+            "\u{FEFF}",
+            "\u{E0100}",
+            "\n",
+        ];
+        for (i, p) in pieces.iter().enumerate() {
+            for len in 0..200usize {
+                for at in [0, 1, 2, 3, 60, 61, 62, 63, 64, 65, 127, 128, 190] {
+                    if at > len {
+                        continue;
+                    }
+                    let mut t = "x".repeat(at);
+                    t.push_str(p);
+                    t.push_str(&"y".repeat(len - at));
+                    agrees(&t, &LEADS_ONLY);
+                    if i % 4 == 0 {
+                        agrees(&t, &ATTENTION);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_full_list_hands_over_to_the_block_scan() {
+        // A stop every 40 bytes: more blocks with stops than the list holds.
+        let text = "prose — with a keycap 1\u{FE0F} and \u{200B}. ".repeat(2000);
+        agrees(&text, &LEADS_ONLY);
+        agrees(&text, &ATTENTION);
+        let Some(cpu) = x86::vbmi2() else { return };
+        let mut rec = Recorded::new();
+        assert!(validate_find(text.as_bytes(), &LEADS_ONLY, &mut rec, cpu));
+        assert!(rec.covered < text.len());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn random_texts_stop_where_the_scanner_does(
+            parts in proptest::collection::vec(proptest::sample::select(std::vec![
+                "a", "bb", " ", "—", "’", "…", "€", "é", "中", "😀", "\u{200B}", "\u{FE0F}",
+                "❤", "\u{AD}", "\u{A0}", "\u{85}", "\u{1B}", "\u{E0041}", "\u{E007F}",
+                "\u{3164}", "\u{2060}", "\u{202E}", "\u{FE00}", "\u{1160}", "\u{E01EF}",
+                "\u{2028}", "\u{FFA0}", "\u{115F}", "°",
+            ]), 0..400),
+            clean in 0usize..300,
+        ) {
+            let text = std::format!("{}{}", "x".repeat(clean), parts.concat());
+            agrees(&text, &LEADS_ONLY);
+            agrees(&text, &ATTENTION);
+        }
+    }
 }

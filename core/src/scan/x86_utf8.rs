@@ -98,7 +98,7 @@ const BYTE_2_HIGH: [u8; 16] = [
 ];
 
 /// Bytes a block reads before its start (the three bytes before each byte).
-const BEFORE: usize = 3;
+pub(super) const BEFORE: usize = 3;
 
 /// Whether `bytes` is UTF-8.
 #[inline]
@@ -116,7 +116,7 @@ pub(super) fn is_utf8(bytes: &[u8], _cpu: Vbmi2) -> bool {
 /// * `p.sub(3)` to `p.add(64)` must be readable.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn block_errors(p: *const u8, t: &Tables) -> __m512i {
+pub(super) unsafe fn block_errors(p: *const u8, t: &Tables) -> __m512i {
     // SAFETY: the caller guarantees the 67 bytes from `p - 3` are readable;
     // `loadu` has no alignment requirement.
     let (cur, prev1, prev2, prev3) = unsafe {
@@ -147,10 +147,23 @@ unsafe fn block_errors(p: *const u8, t: &Tables) -> __m512i {
 }
 
 /// The three lookup tables, in every 128-bit lane.
-struct Tables {
+pub(super) struct Tables {
     byte_1_high: __m512i,
     byte_1_low: __m512i,
     byte_2_high: __m512i,
+}
+
+impl Tables {
+    /// The tables in vector registers.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(super) fn load() -> Tables {
+        Tables {
+            byte_1_high: _mm512_broadcast_i32x4(table(BYTE_1_HIGH)),
+            byte_1_low: _mm512_broadcast_i32x4(table(BYTE_1_LOW)),
+            byte_2_high: _mm512_broadcast_i32x4(table(BYTE_2_HIGH)),
+        }
+    }
 }
 
 /// [`is_utf8`] without the CPU check.
@@ -160,11 +173,7 @@ struct Tables {
 /// * The CPU must support AVX-512 F and BW.
 #[target_feature(enable = "avx512f,avx512bw")]
 unsafe fn is_utf8_unchecked(bytes: &[u8]) -> bool {
-    let t = Tables {
-        byte_1_high: _mm512_broadcast_i32x4(table(BYTE_1_HIGH)),
-        byte_1_low: _mm512_broadcast_i32x4(table(BYTE_1_LOW)),
-        byte_2_high: _mm512_broadcast_i32x4(table(BYTE_2_HIGH)),
-    };
+    let t = Tables::load();
     let len = bytes.len();
     let mut err = _mm512_setzero_si512();
     // Whether the block before held a non-ASCII byte (a sequence it began may
@@ -242,11 +251,34 @@ mod tests {
         super::super::x86::vbmi2()
     }
 
+    /// The fused validation and scan's answer, with strip-like and control finders.
+    fn fused(cpu: Vbmi2, bytes: &[u8]) -> bool {
+        let mut rec = super::super::finder::Recorded::new();
+        let a = super::super::x86_scan512::validate_find(
+            bytes,
+            &super::super::finder::ATTENTION,
+            &mut rec,
+            cpu,
+        );
+        let b = super::super::x86_scan512::validate_find(bytes, &LEADS, &mut rec, cpu);
+        assert_eq!(a, b, "{bytes:02X?}");
+        a
+    }
+
+    static LEADS: super::super::Finder =
+        super::super::Finder::new(super::super::ByteSet::EMPTY.with(0xE2).with(0xEF)).refined();
+
     fn agrees(cpu: Vbmi2, bytes: &[u8]) {
         assert_eq!(
             is_utf8(bytes, cpu),
             core::str::from_utf8(bytes).is_ok(),
             "{bytes:02X?}"
+        );
+        // The fused validation and scan answers the same (issue 17).
+        assert_eq!(
+            fused(cpu, bytes),
+            core::str::from_utf8(bytes).is_ok(),
+            "fused {bytes:02X?}"
         );
     }
 
@@ -254,6 +286,7 @@ mod tests {
     fn every_sequence_of_up_to_three_bytes_alone_and_across_a_block_edge() {
         let Some(cpu) = cpu() else { return };
         let mut ctx = std::vec![b'a'; 140];
+
         for b0 in 0..=255u8 {
             agrees(cpu, &[b0]);
             for b1 in 0..=255u8 {
@@ -263,11 +296,9 @@ mod tests {
                     agrees(cpu, &seq);
                     // Bytes 63..66: the pair tests straddle the first block's end.
                     ctx[63..66].copy_from_slice(&seq);
-                    assert_eq!(
-                        is_utf8(&ctx, cpu),
-                        core::str::from_utf8(&ctx).is_ok(),
-                        "{seq:02X?}"
-                    );
+                    let expected = core::str::from_utf8(&ctx).is_ok();
+                    assert_eq!(is_utf8(&ctx, cpu), expected, "{seq:02X?}");
+                    assert_eq!(fused(cpu, &ctx), expected, "fused {seq:02X?}");
                 }
             }
         }
@@ -308,6 +339,46 @@ mod tests {
                         }
                     }
                     agrees(cpu, &v);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_fused_pass_across_its_groups_and_after_ascii_ones() {
+        let Some(cpu) = cpu() else { return };
+        let seqs: [&[u8]; 12] = [
+            b"\xF0\x9F\x98\x80",
+            b"\xF4\x90\x80\x80",
+            b"\xE2\x82",
+            b"\xE2\x82\xAC",
+            b"\xED\xA0\x80",
+            b"\xC3",
+            b"\xC3\xA9",
+            b"\x80",
+            b"\xBF\xBF",
+            b"\xE0\x80\x80",
+            b"\xF0\x80\x80\x80",
+            b"\xFF",
+        ];
+        // ASCII groups (skipped), one with a non-ASCII byte, and the blocks after.
+        for lead in [None, Some(10usize), Some(316)] {
+            for at in 0..1100usize {
+                for seq in seqs {
+                    let mut v = std::vec![b'a'; 1100];
+                    if let Some(l) = lead {
+                        v[l..l + 2].copy_from_slice("é".as_bytes());
+                    }
+                    if lead.is_some_and(|l| at < l + 2 && at + seq.len() > l) {
+                        continue;
+                    }
+                    for (k, &b) in seq.iter().enumerate() {
+                        if let Some(slot) = v.get_mut(at + k) {
+                            *slot = b;
+                        }
+                    }
+                    agrees(cpu, &v);
+                    agrees(cpu, &v[..at.min(v.len())]);
                 }
             }
         }
