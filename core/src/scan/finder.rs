@@ -153,10 +153,13 @@ impl Recorded {
     }
 
     /// The first candidate block at or after `at` (one that ends past it): from the
-    /// list before [`Recorded::covered`], by the block scan from there on.
+    /// list before [`Recorded::covered`], by the block scan from there on. `next` is
+    /// the caller's cursor into the list (the block after the one it had last), so
+    /// a walk forward costs a step a block; a walk back searches.
     #[inline]
     fn candidates(
         &self,
+        next: &mut usize,
         blocks: Blocks,
         bytes: &[u8],
         at: usize,
@@ -166,13 +169,26 @@ impl Recorded {
             return blocks.candidates(bytes, at, f);
         }
         let list = self.list();
-        let i = list.partition_point(|b| b.base.saturating_add(64) <= at);
+        let ends_past = |b: &RecordedBlock| b.base.saturating_add(64) > at;
+        let mut i = *next;
+        if i > list.len() || list.get(i.wrapping_sub(1)).is_some_and(ends_past) {
+            i = list.partition_point(|b| !ends_past(b));
+        }
+        while list.get(i).is_some_and(|b| !ends_past(b)) {
+            i = i.saturating_add(1);
+        }
         match list.get(i) {
-            Some(b) => Some(Candidates {
-                base: b.base,
-                mask: b.mask,
-            }),
-            None => blocks.candidates(bytes, self.covered, f),
+            Some(b) => {
+                *next = i.saturating_add(1);
+                Some(Candidates {
+                    base: b.base,
+                    mask: b.mask,
+                })
+            }
+            None => {
+                *next = i;
+                blocks.candidates(bytes, at.max(self.covered), f)
+            }
         }
     }
 }
@@ -191,6 +207,8 @@ pub(crate) struct Scanner<'f> {
     pub(super) blocks: Blocks,
     /// Candidate blocks of the text's start, found while it was validated.
     pub(super) recorded: Option<&'f Recorded>,
+    /// The cursor into `recorded`'s list.
+    pub(super) next_recorded: usize,
     /// Start of the cached block and its candidate mask.
     pub(super) base: usize,
     pub(super) mask: u64,
@@ -211,6 +229,7 @@ impl<'f> Scanner<'f> {
             finder,
             blocks,
             recorded: None,
+            next_recorded: 0,
             base: 0,
             mask: 0,
             cached: false,
@@ -246,7 +265,9 @@ impl<'f> Scanner<'f> {
             let offset = at.wrapping_sub(self.base);
             if !(self.cached && offset < 64) {
                 let found = match self.recorded {
-                    Some(r) => r.candidates(self.blocks, bytes, at, self.finder),
+                    Some(r) => {
+                        r.candidates(&mut self.next_recorded, self.blocks, bytes, at, self.finder)
+                    }
                     None => self.blocks.candidates(bytes, at, self.finder),
                 };
                 match found {

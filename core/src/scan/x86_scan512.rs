@@ -419,8 +419,13 @@ mod tests {
         let mut rec = Recorded::new();
         assert!(validate_find(text.as_bytes(), f, &mut rec, cpu));
         let plain = stops(text.as_bytes(), &mut Scanner::new(f, b));
-        let fused = stops(text.as_bytes(), &mut Scanner::with_recorded(f, b, &rec));
+        let mut scanner = Scanner::with_recorded(f, b, &rec);
+        let fused = stops(text.as_bytes(), &mut scanner);
         assert_eq!(fused, plain, "{text:?}");
+        // The same scanner walked back: each stop is found again from itself.
+        for &at in plain.iter().rev() {
+            assert_eq!(scanner.next(text.as_bytes(), at, |_, _| true), at);
+        }
     }
 
     #[test]
