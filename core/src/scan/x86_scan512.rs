@@ -12,7 +12,7 @@ use core::arch::x86_64::{
 
 use super::Finder;
 use super::finder::Recorded;
-use super::pairs::{BYTE_HALVES, HALVES, PAIRS};
+use super::pairs::{BYTE_HALVES, PAIRS};
 use super::x86::{Vbmi2, table};
 use super::x86_utf8::{BEFORE, Tables, block_errors};
 
@@ -26,7 +26,8 @@ pub(super) fn avx512_blocks(
     f: &Finder,
     _cpu: Vbmi2,
 ) -> Option<(usize, u64)> {
-    // SAFETY: the CPU has AVX-512 F and BW (a `Vbmi2` exists only once detected).
+    // SAFETY: the CPU has AVX-512 F, BW and VBMI (a `Vbmi2` exists only once
+    // detected).
     unsafe { avx512_blocks_unchecked(data, whole, f) }
 }
 
@@ -37,23 +38,23 @@ fn lanes(t: [u8; 16]) -> __m512i {
     _mm512_broadcast_i32x4(table(t))
 }
 
-/// Bit `i` set where byte `i` of `v` and the same bytes of `s`, `t` (loaded one and
-/// two bytes further) pass the lead refinement's tables.
+/// Bit `i` set where lead byte `i` of `v` and the same bytes of `s`, `u` (loaded one
+/// and two bytes further) pass the lead refinement's byte tables ([`BYTE_HALVES`]):
+/// the lead by its low seven bits, the next two by their low six. Meaningful for
+/// non-ASCII bytes of `v` only. A superset of the exact test (`lead_may_attend`) on
+/// any input: where that test passes, the next bytes are continuation bytes, which
+/// their low six bits name exactly.
 #[inline]
-#[target_feature(enable = "avx512f,avx512bw")]
-fn lead_pairs64(v: __m512i, s: __m512i, t: __m512i) -> u64 {
-    let low = _mm512_set1_epi8(0x0F);
-    let hi = |x: __m512i| _mm512_and_si512(_mm512_srli_epi16::<4>(x), low);
-    let lo = |x: __m512i| _mm512_and_si512(x, low);
-    let nibbles = [hi(v), lo(v), hi(s), lo(s), hi(t), lo(t)];
-    let lookups = |tables: &[[u8; 16]; 6]| {
-        let mut acc = _mm512_set1_epi8(-1);
-        for (&tb, &n) in tables.iter().zip(&nibbles) {
-            acc = _mm512_and_si512(acc, _mm512_shuffle_epi8(lanes(tb), n));
-        }
-        acc
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn lead_bytes64(v: __m512i, s: __m512i, u: __m512i, halves: &[HalfTables; 2]) -> u64 {
+    let lookups = |h: &HalfTables| {
+        let lead = _mm512_permutex2var_epi8(h.lead_lo, v, h.lead_hi);
+        let second = _mm512_permutexvar_epi8(s, h.second);
+        let third = _mm512_permutexvar_epi8(u, h.third);
+        // lead & second & third.
+        _mm512_ternarylogic_epi64::<0x80>(lead, second, third)
     };
-    let [low_groups, high_groups] = &HALVES;
+    let [low_groups, high_groups] = halves;
     let mut any = lookups(low_groups);
     if const { PAIRS.groups > 8 } {
         any = _mm512_or_si512(any, lookups(high_groups));
@@ -65,12 +66,13 @@ fn lead_pairs64(v: __m512i, s: __m512i, t: __m512i) -> u64 {
 ///
 /// # Safety
 ///
-/// * The CPU must support AVX-512 F and BW.
-#[target_feature(enable = "avx512f,avx512bw")]
+/// * The CPU must support AVX-512 F, BW and VBMI.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 unsafe fn avx512_blocks_unchecked(data: &[u8], whole: usize, f: &Finder) -> Option<(usize, u64)> {
     let lo = lanes(f.lo);
     let hi = lanes(f.hi);
     let bits = lanes([1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128]);
+    let halves = [half_tables(0), half_tables(1)];
     let ahead = if f.refined { 2 } else { 0 };
     let mut p = 0usize;
     while p < whole {
@@ -92,20 +94,20 @@ unsafe fn avx512_blocks_unchecked(data: &[u8], whole: usize, f: &Finder) -> Opti
             _mm512_and_si512(_mm512_srli_epi16::<4>(v), _mm512_set1_epi8(0x0F)),
         );
         let mut mask = _mm512_test_epi8_mask(m, bit);
-        if mask != 0 && f.refined {
-            let non_ascii = _mm512_movepi8_mask(v);
-            if mask & non_ascii != 0 {
-                // SAFETY: a refined finder's `w` has 66 readable bytes, so the loads
-                // at offsets 1 and 2 read 64 bytes each within it.
-                let (s, t) = unsafe {
-                    (
-                        _mm512_loadu_si512(w.as_ptr().add(1).cast()),
-                        _mm512_loadu_si512(w.as_ptr().add(2).cast()),
-                    )
-                };
-                // Keep ASCII members, and non-ASCII ones whose triple passes.
-                mask &= !non_ascii | lead_pairs64(v, s, t);
-            }
+        if f.refined {
+            // Without a branch on whether the block has a lead byte: in prose that
+            // is a coin toss a block (issue 17), and the lookups cost less than the
+            // mispredictions.
+            // SAFETY: a refined finder's `w` has 66 readable bytes, so the loads at
+            // offsets 1 and 2 read 64 bytes each within it.
+            let (s, u) = unsafe {
+                (
+                    _mm512_loadu_si512(w.as_ptr().add(1).cast()),
+                    _mm512_loadu_si512(w.as_ptr().add(2).cast()),
+                )
+            };
+            // Keep ASCII members, and non-ASCII ones whose triple passes.
+            mask &= !_mm512_movepi8_mask(v) | lead_bytes64(v, s, u, &halves);
         }
         if mask != 0 {
             return Some((p, mask));
@@ -243,20 +245,7 @@ unsafe fn fused_block(p: *const u8, t: &Tables, st: &ScanTables) -> Fused {
         _mm512_and_si512(_mm512_srli_epi16::<4>(v), _mm512_set1_epi8(0x0F)),
     );
     let members = _mm512_test_epi8_mask(m, bit);
-    // The lead byte by its low seven bits, the next two by their low six.
-    let lookups = |h: &HalfTables| {
-        let lead = _mm512_permutex2var_epi8(h.lead_lo, v, h.lead_hi);
-        let second = _mm512_permutexvar_epi8(s, h.second);
-        let third = _mm512_permutexvar_epi8(u, h.third);
-        // lead & second & third.
-        _mm512_ternarylogic_epi64::<0x80>(lead, second, third)
-    };
-    let [low_groups, high_groups] = &st.halves;
-    let mut any = lookups(low_groups);
-    if const { PAIRS.groups > 8 } {
-        any = _mm512_or_si512(any, lookups(high_groups));
-    }
-    let leads = _mm512_test_epi8_mask(any, any);
+    let leads = lead_bytes64(v, s, u, &st.halves);
     Fused {
         errors,
         // ASCII members as they are; non-ASCII ones where the refinement passes.
