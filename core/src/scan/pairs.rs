@@ -1,4 +1,5 @@
-//! The lead refinement of the AVX2 block scan as nibble tables (issue 17).
+//! The lead refinement of the AVX2 block scan as nibble tables, and of the AVX-512
+//! one as byte tables (issue 17).
 //!
 //! The refinement asks, for each attention lead byte of a block, whether the two
 //! bytes after it can continue one of [`ATTENTION_LEADS`]' patterns. Compared

@@ -1,7 +1,13 @@
-//! The block scan with AVX-512 BW (issue 17): one 64-byte vector a block, its
-//! candidate mask straight from a mask register. The same tests as the AVX2 scan
-//! (`x86::avx2_blocks`): exact set membership by nibble tables ("truffle"), and for
-//! a refined finder the lead refinement by the nibble tables of `pairs.rs`.
+//! The block scan with AVX-512 BW and VBMI (issue 17): one 64-byte vector a block,
+//! its candidate mask straight from a mask register. Set membership as in the AVX2
+//! scan (`x86::avx2_blocks`): exact, by nibble tables ("truffle"); for a refined
+//! finder the lead refinement by the byte tables of `pairs.rs` (three byte
+//! permutes, exact per byte), computed for every block without a branch.
+//!
+//! And the fused pass ([`validate_find`]): UTF-8 validation (`x86_utf8`'s block
+//! test) and the block scan over the same loads, recording the blocks with
+//! candidates for a [`Recorded`] scanner, so a chunk of the strip stream is read
+//! once, not once by the validator and again by the scan.
 
 use core::arch::x86_64::{
     __m512i, _mm512_and_si512, _mm512_broadcast_i32x4, _mm512_loadu_si512, _mm512_movepi8_mask,
