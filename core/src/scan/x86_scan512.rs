@@ -80,12 +80,10 @@ unsafe fn avx512_blocks_unchecked(data: &[u8], whole: usize, f: &Finder) -> Opti
     let bits = lanes([1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128]);
     let halves = [half_tables(0), half_tables(1)];
     let ahead = if f.refined { 2 } else { 0 };
-    let mut p = 0usize;
-    while p < whole {
-        let end = p.saturating_add(64);
-        let Some(w) = data.get(p..end.saturating_add(ahead)) else {
-            break;
-        };
+    let ascii_members = f.controls || f.eq_len > 0 || f.every;
+    // The candidates of the block at `w` (64 bytes, and 2 more for a refined
+    // finder); `refine`: the block may hold a non-ASCII byte.
+    let block = |w: &[u8], refine: bool| {
         // SAFETY: `w` has at least 64 readable bytes; `loadu` has no alignment
         // requirement.
         let v = unsafe { _mm512_loadu_si512(w.as_ptr().cast()) };
@@ -100,12 +98,9 @@ unsafe fn avx512_blocks_unchecked(data: &[u8], whole: usize, f: &Finder) -> Opti
             _mm512_and_si512(_mm512_srli_epi16::<4>(v), _mm512_set1_epi8(0x0F)),
         );
         let mut mask = _mm512_test_epi8_mask(m, bit);
-        if f.refined {
-            // Without a branch on whether the block has a lead byte: in prose that
-            // is a coin toss a block (issue 17), and the lookups cost less than the
-            // mispredictions.
-            // SAFETY: a refined finder's `w` has 66 readable bytes, so the loads at
-            // offsets 1 and 2 read 64 bytes each within it.
+        if refine && w.len() >= 64 + 2 {
+            // SAFETY: `w` has 66 readable bytes, so the loads at offsets 1 and 2
+            // read 64 bytes each within it.
             let (s, u) = unsafe {
                 (
                     _mm512_loadu_si512(w.as_ptr().add(1).cast()),
@@ -115,6 +110,51 @@ unsafe fn avx512_blocks_unchecked(data: &[u8], whole: usize, f: &Finder) -> Opti
             // Keep ASCII members, and non-ASCII ones whose triple passes.
             mask &= !_mm512_movepi8_mask(v) | lead_bytes64(v, s, u, &halves);
         }
+        mask
+    };
+    let mut p = 0usize;
+    while p < whole {
+        // Four blocks at a time are tested for a non-ASCII byte together, and the
+        // refinement runs on each block of a group that has one, without a branch
+        // a block: in prose whether a block has a lead byte is a coin toss (a
+        // mispredicted branch every other block), whether four blocks have one is
+        // almost always yes, and in ASCII text almost always no (issue 17).
+        let group_end = p.saturating_add(GROUP);
+        if let Some(g) = data.get(p..group_end.saturating_add(ahead))
+            && group_end <= whole
+        {
+            let q = g.as_ptr();
+            // SAFETY: `g` holds GROUP readable bytes.
+            let any = unsafe {
+                let a = _mm512_or_si512(
+                    _mm512_loadu_si512(q.cast()),
+                    _mm512_loadu_si512(q.add(64).cast()),
+                );
+                let b = _mm512_or_si512(
+                    _mm512_loadu_si512(q.add(128).cast()),
+                    _mm512_loadu_si512(q.add(192).cast()),
+                );
+                _mm512_movepi8_mask(_mm512_or_si512(a, b))
+            };
+            if any != 0 || ascii_members {
+                let refine = f.refined && any != 0;
+                for k in 0..4usize {
+                    let at = k.wrapping_mul(64);
+                    let w = g.get(at..).unwrap_or_default();
+                    let mask = block(w, refine);
+                    if mask != 0 {
+                        return Some((p.saturating_add(at), mask));
+                    }
+                }
+            }
+            p = group_end;
+            continue;
+        }
+        let end = p.saturating_add(64);
+        let Some(w) = data.get(p..end.saturating_add(ahead)) else {
+            break;
+        };
+        let mask = block(w, f.refined);
         if mask != 0 {
             return Some((p, mask));
         }
