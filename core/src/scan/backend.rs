@@ -269,6 +269,10 @@ impl Backend {
     /// is validated alone and `rec` covers nothing, so a scanner reading it scans as
     /// before. On invalid input `rec` says nothing.
     #[inline]
+    #[cfg_attr(
+        not(all(target_arch = "x86_64", not(feature = "portable-only"))),
+        allow(unused_variables)
+    )]
     pub(crate) fn validate_find<'t>(
         self,
         bytes: &'t [u8],

@@ -138,6 +138,10 @@ impl Recorded {
 
     /// Appends a block; `false` (and nothing recorded) when the list is full.
     #[inline]
+    #[cfg_attr(
+        not(all(target_arch = "x86_64", not(feature = "portable-only"))),
+        allow(dead_code)
+    )]
     pub(super) fn push(&mut self, base: usize, mask: u64) -> bool {
         let Some(slot) = self.blocks.get_mut(self.len) else {
             return false;
