@@ -11,9 +11,9 @@
 
 use core::arch::x86_64::{
     __m512i, _mm512_and_si512, _mm512_broadcast_i32x4, _mm512_loadu_si512, _mm512_movepi8_mask,
-    _mm512_or_si512, _mm512_permutex2var_epi8, _mm512_permutexvar_epi8, _mm512_set1_epi8,
-    _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_srli_epi16, _mm512_ternarylogic_epi64,
-    _mm512_test_epi8_mask, _mm512_xor_si512,
+    _mm512_movm_epi8, _mm512_or_si512, _mm512_permutex2var_epi8, _mm512_permutexvar_epi8,
+    _mm512_set1_epi8, _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_srli_epi16,
+    _mm512_ternarylogic_epi64, _mm512_test_epi8_mask, _mm512_xor_si512,
 };
 
 use super::Finder;
@@ -269,7 +269,7 @@ pub(super) fn validate_find_str<'t>(
 /// * `p.sub(BEFORE)` to `p.add(64 + AFTER)` must be readable.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-unsafe fn fused_block(p: *const u8, t: &Tables, st: &ScanTables) -> Fused {
+unsafe fn fused_block<const LEADS_ONLY: bool>(p: *const u8, t: &Tables, st: &ScanTables) -> Fused {
     // SAFETY: `p - 3` to `p + 66` is readable (the caller's contract); `loadu` has
     // no alignment requirement.
     let (v, s, u, errors) = unsafe {
@@ -281,6 +281,15 @@ unsafe fn fused_block(p: *const u8, t: &Tables, st: &ScanTables) -> Fused {
         )
     };
     let non_ascii = _mm512_movepi8_mask(v);
+    let leads = lead_bytes64(v, s, u, &st.halves);
+    if LEADS_ONLY {
+        // The lead tables hold only the set's lead bytes: no membership test.
+        return Fused {
+            errors,
+            candidates: non_ascii & leads,
+            non_ascii,
+        };
+    }
     // Truffle, as in `avx512_blocks_unchecked`.
     let m = _mm512_or_si512(
         _mm512_shuffle_epi8(st.lo, v),
@@ -291,7 +300,6 @@ unsafe fn fused_block(p: *const u8, t: &Tables, st: &ScanTables) -> Fused {
         _mm512_and_si512(_mm512_srli_epi16::<4>(v), _mm512_set1_epi8(0x0F)),
     );
     let members = _mm512_test_epi8_mask(m, bit);
-    let leads = lead_bytes64(v, s, u, &st.halves);
     Fused {
         errors,
         // ASCII members as they are; non-ASCII ones where the refinement passes.
@@ -307,16 +315,50 @@ unsafe fn fused_block(p: *const u8, t: &Tables, st: &ScanTables) -> Fused {
 /// * The CPU must support AVX-512 F, BW and VBMI.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 unsafe fn validate_find_unchecked(bytes: &[u8], f: &Finder, rec: &mut Recorded) -> bool {
-    let t = Tables::load();
-    let st = ScanTables {
+    // A finder with ASCII members (or non-ASCII ones that are not all attention lead
+    // bytes) tests membership by truffle and looks at every block; strip's set is
+    // lead bytes only: its lead tables are masked to the set, ASCII groups skipped.
+    if !(f.controls || f.eq_len > 0 || f.every) && f.refined {
+        let mut st = scan_tables(f);
+        let set = |word: usize| _mm512_movm_epi8(f.set.0.get(word).copied().unwrap_or(0));
+        for h in &mut st.halves {
+            h.lead_lo = _mm512_and_si512(h.lead_lo, set(2));
+            h.lead_hi = _mm512_and_si512(h.lead_hi, set(3));
+        }
+        // SAFETY: the caller's contract.
+        unsafe { validate_find_with::<true>(bytes, rec, &st) }
+    } else {
+        // SAFETY: the caller's contract.
+        unsafe { validate_find_with::<false>(bytes, rec, &scan_tables(f)) }
+    }
+}
+
+/// The fused pass's vectors for `f`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn scan_tables(f: &Finder) -> ScanTables {
+    ScanTables {
         lo: lanes(f.lo),
         hi: lanes(f.hi),
         bits: lanes([1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128]),
         halves: [half_tables(0), half_tables(1)],
-    };
-    // A finder with ASCII members (or a refinement that is not the lead tables')
-    // must look at every block; strip's set is lead bytes only.
-    let skip_ascii = !(f.controls || f.eq_len > 0 || f.every) && f.refined;
+    }
+}
+
+/// [`validate_find_unchecked`] with its tables; `LEADS_ONLY`: the finder's set is
+/// lead bytes, and `st`'s lead tables hold only its own.
+///
+/// # Safety
+///
+/// * The CPU must support AVX-512 F, BW and VBMI.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+unsafe fn validate_find_with<const LEADS_ONLY: bool>(
+    bytes: &[u8],
+    rec: &mut Recorded,
+    st: &ScanTables,
+) -> bool {
+    let t = Tables::load();
+    let skip_ascii = LEADS_ONLY;
     let len = bytes.len();
     rec.len = 0;
     rec.covered = 0;
@@ -344,7 +386,7 @@ unsafe fn validate_find_unchecked(bytes: &[u8], f: &Finder, rec: &mut Recorded) 
         }
         // SAFETY: `pad` holds BEFORE bytes before offset BEFORE and 64 + AFTER from
         // it; AVX-512 BW and VBMI are enabled here.
-        let mut block = unsafe { fused_block(pad.as_ptr().add(BEFORE), &t, &st) };
+        let mut block = unsafe { fused_block::<LEADS_ONLY>(pad.as_ptr().add(BEFORE), &t, st) };
         let n = len.saturating_sub(at);
         if n < 64 {
             // n < 64, so the shift is in range.
@@ -384,7 +426,7 @@ unsafe fn validate_find_unchecked(bytes: &[u8], f: &Finder, rec: &mut Recorded) 
             let at = k.wrapping_mul(64);
             // SAFETY: `p >= 64`, so the 3 bytes before `w` are in `bytes`, and `w`
             // holds GROUP + 2 bytes: block `k` and the 2 after it.
-            let block = unsafe { fused_block(w.as_ptr().add(at), &t, &st) };
+            let block = unsafe { fused_block::<LEADS_ONLY>(w.as_ptr().add(at), &t, st) };
             err = _mm512_or_si512(err, block.errors);
             record(rec, &mut scan, p.saturating_add(at), block.candidates);
             open = block.non_ascii != 0;
