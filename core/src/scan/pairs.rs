@@ -217,34 +217,41 @@ impl ByteTables {
     }
 }
 
-/// [`BYTES`] split into byte tables: `[0]` for groups 0–7, `[1]` for groups 8–15.
+/// [`BYTES`] split into byte tables: `[0]` for groups 0–7, `[1]` for groups 8–15;
+/// the lead table in two 64-byte halves (bytes 0x80–0xBF, 0xC0–0xFF).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct ByteHalves {
-    pub(super) lead: [[u8; 128]; 2],
+    pub(super) lead: [[[u8; 64]; 2]; 2],
     pub(super) second: [[u8; 64]; 2],
     pub(super) third: [[u8; 64]; 2],
 }
 
-/// The low (`[0]`) and high (`[1]`) bytes of `t`.
+/// The low (`[0]`) and high (`[1]`) bytes of `t`, in 64-byte rows.
 #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
-const fn split<const N: usize>(t: &[u16; N]) -> [[u8; N]; 2] {
-    // Indexes below N.
-    let mut out = [[0u8; N]; 2];
+const fn split<const N: usize, const ROWS: usize>(t: &[u16; N]) -> [[[u8; 64]; ROWS]; 2] {
+    // Indexes below N = 64 * ROWS (checked).
+    assert!(N == 64 * ROWS, "pairs: a table of whole rows");
+    let mut out = [[[0u8; 64]; ROWS]; 2];
     let mut i = 0;
     while i < N {
         let [lo, hi] = t[i].to_le_bytes();
-        out[0][i] = lo;
-        out[1][i] = hi;
+        out[0][i / 64][i % 64] = lo;
+        out[1][i / 64][i % 64] = hi;
         i += 1;
     }
     out
 }
 
-/// [`BYTES`] by halves.
-pub(super) const BYTE_HALVES: ByteHalves = ByteHalves {
-    lead: split(&BYTES.lead),
-    second: split(&BYTES.second),
-    third: split(&BYTES.third),
+/// [`BYTES`] by halves: a `static`, so the vector code loads the rows where they
+/// are rather than from a copy of a constant.
+pub(super) static BYTE_HALVES: ByteHalves = {
+    let [[s0], [s1]] = split::<64, 1>(&BYTES.second);
+    let [[t0], [t1]] = split::<64, 1>(&BYTES.third);
+    ByteHalves {
+        lead: split::<128, 2>(&BYTES.lead),
+        second: [s0, s1],
+        third: [t0, t1],
+    }
 };
 
 /// The AND of one half's six lookups.

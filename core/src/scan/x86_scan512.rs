@@ -18,7 +18,7 @@ use core::arch::x86_64::{
 
 use super::Finder;
 use super::finder::Recorded;
-use super::pairs::{BYTE_HALVES, PAIRS};
+use super::pairs::{BYTE_HALVES, ByteHalves, PAIRS};
 use super::x86::{Vbmi2, table};
 use super::x86_utf8::{BEFORE, Tables, block_errors};
 
@@ -78,7 +78,7 @@ unsafe fn avx512_blocks_unchecked(data: &[u8], whole: usize, f: &Finder) -> Opti
     let lo = lanes(f.lo);
     let hi = lanes(f.hi);
     let bits = lanes([1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128]);
-    let halves = [half_tables(0), half_tables(1)];
+    let halves = half_tables();
     let ahead = if f.refined { 2 } else { 0 };
     let ascii_members = f.controls || f.eq_len > 0 || f.every;
     // The candidates of the block at `w` (64 bytes, and 2 more for a refined
@@ -196,20 +196,29 @@ fn vector(t: &[u8; 64]) -> __m512i {
     unsafe { _mm512_loadu_si512(t.as_ptr().cast()) }
 }
 
-/// Half `h` (0: groups 0–7, 1: groups 8–15) of the byte tables as vectors.
+/// Both halves (groups 0–7, 8–15) of the byte tables as vectors.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn half_tables(h: usize) -> HalfTables {
-    let empty = ([0u8; 128], [0u8; 64]);
-    let lead = BYTE_HALVES.lead.get(h).unwrap_or(&empty.0);
-    let (lo, hi) = lead.split_at(64);
-    let as64 = |x: &[u8]| <[u8; 64]>::try_from(x).unwrap_or([0; 64]);
-    HalfTables {
-        lead_lo: vector(&as64(lo)),
-        lead_hi: vector(&as64(hi)),
-        second: vector(BYTE_HALVES.second.get(h).unwrap_or(&empty.1)),
-        third: vector(BYTE_HALVES.third.get(h).unwrap_or(&empty.1)),
-    }
+fn half_tables() -> [HalfTables; 2] {
+    let ByteHalves {
+        lead: [[l0, h0], [l1, h1]],
+        second: [s0, s1],
+        third: [t0, t1],
+    } = &BYTE_HALVES;
+    [
+        HalfTables {
+            lead_lo: vector(l0),
+            lead_hi: vector(h0),
+            second: vector(s0),
+            third: vector(t0),
+        },
+        HalfTables {
+            lead_lo: vector(l1),
+            lead_hi: vector(h1),
+            second: vector(s1),
+            third: vector(t1),
+        },
+    ]
 }
 
 /// What one block of the fused pass found.
@@ -341,7 +350,7 @@ fn scan_tables(f: &Finder) -> ScanTables {
         lo: lanes(f.lo),
         hi: lanes(f.hi),
         bits: lanes([1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128]),
-        halves: [half_tables(0), half_tables(1)],
+        halves: half_tables(),
     }
 }
 
