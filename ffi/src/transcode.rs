@@ -179,7 +179,10 @@ pub(crate) fn to_utf8<const STRIP: bool>(
                 }
                 i = i.checked_add(run.units)?;
                 o = o.checked_add(run.len)?;
-                // The last unit: no surrogate, so a code point of its own.
+                // The last unit: with `STRIP` no surrogate (the wide step refuses
+                // them there), so a code point of its own; without it a pair's low
+                // half may end the run, and `prev`, which only `STRIP` reads, is
+                // then `None`.
                 prev = if run.last_non_ascii {
                     char::from_u32(u32::from(unit(units, i.checked_sub(1)?)?))
                 } else {

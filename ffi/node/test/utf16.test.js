@@ -116,6 +116,22 @@ test('inputs larger than the scratch get buffers of their own', () => {
   assert.equal(airlock.deriveFenceToken(big), reference.deriveFenceToken(big));
 });
 
+test('deriveFenceToken: pairs and lone halves at every position of 32-unit blocks', () => {
+  // The AVX-512 step encodes pairs inside a block and refuses one split by the
+  // block's end or a lone half: each of them at every unit of three blocks, in
+  // ASCII, three-byte and mixed text.
+  const bases = ['a'.repeat(96), '日本語'.repeat(32), 'ab—c€é日 '.repeat(12)];
+  const inserts = ['😀', '\udbff\udfff', '😀😀', '\ud83d', '\ude00', '\ude00\ud83d', '😀\ufe0f'];
+  for (const base of bases) {
+    for (const insert of inserts) {
+      for (let at = 0; at <= base.length; at++) {
+        const text = base.slice(0, at) + insert + base.slice(at);
+        assert.equal(airlock.deriveFenceToken(text), reference.deriveFenceToken(text), JSON.stringify(text));
+      }
+    }
+  }
+});
+
 test('deriveFenceToken: the known answers, lone surrogates hashed as U+FFFD', () => {
   assert.equal(airlock.deriveFenceToken(''), '9a271f2a');
   assert.equal(airlock.deriveFenceToken('hello'), 'f6c5c364');
