@@ -4,7 +4,7 @@
 // A/B of a library change needs on a shared machine: the load falls on every side
 // alike. Reports only.
 //
-//   node bench/ab.mjs sanitize|fence mixed|dirty BYTES LIB_A.so LIB_B.so [...]
+//   [ROUNDS=N] node bench/ab.mjs sanitize|fence mixed|dirty BYTES LIB_A.so LIB_B.so [...]
 
 import { createAirlock } from '../index.js';
 
@@ -65,7 +65,8 @@ for (const s of inputs.slice(0, 32)) {
   for (const [k, f] of sides.entries()) if (f(s) !== want) throw new Error(`${libs[k]} disagrees with ${libs[0]}`);
 }
 const batch = Math.max(16, Math.floor((1 << 20) / bytes));
-const ROUNDS = 40;
+// ROUNDS=300 in the environment resolves a few per cent on a loaded machine.
+const ROUNDS = Number(process.env.ROUNDS) || 40;
 const total = sides.map(() => 0);
 let sink = 0;
 let at = 0;
