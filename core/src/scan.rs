@@ -34,10 +34,16 @@ mod x86_scan512;
 #[allow(unsafe_code)]
 mod strict_dense_x86;
 
+// Step 1's stops with AVX2: vector loads.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+#[allow(unsafe_code)]
+mod escapes_x86;
+
 mod backend;
 // The AVX2 scan's lead refinement by nibble tables (no unsafe: AVX2 callers only).
 mod byteset;
 mod drop;
+mod escapes;
 mod finder;
 #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
 mod pairs;
@@ -47,6 +53,7 @@ mod swar;
 pub use backend::{Backend, backend_name};
 pub(crate) use byteset::ByteSet;
 pub(crate) use drop::{DropBlock, DropPlan, DropRule, Dropper};
+pub(crate) use escapes::next_escape;
 pub(crate) use finder::{ATTENTION, Finder, Recorded, Scanner, char_at};
 pub use finder::{first_attention, first_attention_on};
 pub(crate) use strict_dense::{StrictKernel, StrictMasks};

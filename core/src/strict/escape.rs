@@ -10,6 +10,8 @@
 /// introducer.
 pub const STRING_MAX: usize = 4096;
 
+use crate::scan::{Backend, next_escape};
+
 const ESC: u8 = 0x1B;
 const BEL: u8 = 0x07;
 
@@ -57,10 +59,24 @@ fn c1_of(second: u8) -> Option<C1> {
     }
 }
 
+/// How the text state finds its next stop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stops {
+    /// The best backend, picked on the first piece (`new` is `const`).
+    Best,
+    /// ESC and the 0xC2 of a C1 introducer, by `scan::next_escape` on a backend.
+    On(Backend),
+    /// Every ESC and 0xC2 by `memchr2` (the finder before `scan::next_escape`; the
+    /// tests compare the two).
+    #[cfg(test)]
+    Memchr,
+}
+
 /// Step 1 over a stream of text pieces.
 #[derive(Clone, Debug)]
 pub(crate) struct Escapes {
     state: State,
+    stops: Stops,
     held: [u8; STRING_MAX],
     held_len: usize,
 }
@@ -69,9 +85,18 @@ impl Escapes {
     pub(crate) const fn new() -> Self {
         Escapes {
             state: State::Text,
+            stops: Stops::Best,
             held: [0; STRING_MAX],
             held_len: 0,
         }
+    }
+
+    /// Step 1 finding its stops with `stops` (for tests).
+    #[cfg(test)]
+    const fn with(stops: Stops) -> Self {
+        let mut e = Escapes::new();
+        e.stops = stops;
+        e
     }
 
     /// Hands the held content of a broken string sequence on as text.
@@ -104,14 +129,16 @@ impl Escapes {
         let mut i = 0usize;
         // Start of the text run not yet handed on (text state only).
         let mut run = 0usize;
+        if self.stops == Stops::Best {
+            self.stops = Stops::On(Backend::best());
+        }
+        let stops = self.stops;
         while i < bytes.len() {
             match self.state {
                 State::Text => {
-                    let Some(off) = memchr::memchr2(ESC, 0xC2, bytes.get(i..).unwrap_or_default())
-                    else {
+                    let Some(at) = next_stop(bytes, i, stops) else {
                         break;
                     };
-                    let at = i.saturating_add(off);
                     let Some(&b) = bytes.get(at) else { break };
                     if b == ESC {
                         emit(text, run, at, out);
@@ -285,6 +312,20 @@ impl Escapes {
     }
 }
 
+/// The first position at or after `from` that may need the text state: an ESC or
+/// a 0xC2 (for `Stops::On`, only one followed by 0x90–0x9F: the second byte of a
+/// U+0085 or U+00AD never begins a sequence, so those do not stop the search).
+#[inline]
+fn next_stop(bytes: &[u8], from: usize, stops: Stops) -> Option<usize> {
+    match stops {
+        Stops::On(backend) => next_escape(bytes, from, backend),
+        Stops::Best => next_escape(bytes, from, Backend::best()),
+        #[cfg(test)]
+        Stops::Memchr => memchr::memchr2(ESC, 0xC2, bytes.get(from..).unwrap_or_default())
+            .map(|off| from.saturating_add(off)),
+    }
+}
+
 #[inline]
 fn emit(text: &str, from: usize, to: usize, out: &mut impl FnMut(&str)) {
     if from < to
@@ -346,6 +387,118 @@ mod tests {
         assert_eq!(run("\x1b]abc\x1b[1mz"), "abcz");
         // Other C1 controls are not step 1's.
         assert_eq!(run("a\u{85}b\u{A0}"), "a\u{85}b\u{A0}");
+    }
+
+    /// `text` through step 1 finding stops with `stops`, cut at each of `cuts`.
+    fn run_cut(text: &str, cuts: &[usize], stops: Stops) -> String {
+        let mut e = Escapes::with(stops);
+        let mut out = String::new();
+        let mut from = 0;
+        for &cut in cuts.iter().chain([&text.len()]) {
+            e.push(&text[from..cut], &mut |s| out.push_str(s));
+            from = cut;
+        }
+        e.finish(&mut |s| out.push_str(s));
+        out
+    }
+
+    /// The pieces step 1 hands on, one string each.
+    fn pieces(text: &str, stops: Stops) -> std::vec::Vec<String> {
+        let mut e = Escapes::with(stops);
+        let mut out = std::vec::Vec::new();
+        e.push(text, &mut |s| out.push(String::from(s)));
+        e.finish(&mut |s| out.push(String::from(s)));
+        out
+    }
+
+    /// Code points step 1 acts on or must look past, and filler.
+    const ATOMS: [&str; 20] = [
+        "\x1b", "[", "]", "P", "\\", "\x07", "1", ";", " ", "m", "a", "\u{85}", "\u{AD}", "\u{9B}",
+        "\u{9C}", "\u{9D}", "\u{90}", "\u{99}", "\u{A0}", "\u{200B}",
+    ];
+
+    #[test]
+    fn new_finder_equals_memchr_at_every_block_edge() {
+        // ESC, an introducer or a decoy C2 at every offset around the 8/32/64-byte
+        // steps, in text full of U+00AD and U+0085; the same pieces as memchr2's.
+        for len in [7usize, 8, 9, 31, 32, 33, 34, 63, 64, 65, 66, 95, 130] {
+            for atom in [
+                "\x1b[1m",
+                "\x1b",
+                "\u{9B}2J",
+                "\u{9D}t\u{9C}",
+                "\u{9C}",
+                "\u{99}",
+            ] {
+                for at in 0..=len {
+                    let mut text = String::new();
+                    for k in 0..len {
+                        text.push(match k % 4 {
+                            0 => 'x',
+                            1 => '\u{AD}',
+                            2 => 'y',
+                            _ => '\u{85}',
+                        });
+                        if k + 1 == at {
+                            text.push_str(atom);
+                        }
+                    }
+                    if at == 0 {
+                        text.insert_str(0, atom);
+                    }
+                    let old = pieces(&text, Stops::Memchr);
+                    for backend in Backend::all() {
+                        assert_eq!(
+                            pieces(&text, Stops::On(backend)),
+                            old,
+                            "{backend:?} {text:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn new_finder_equals_memchr_streamed(
+            picks in proptest::collection::vec(0usize..ATOMS.len(), 0..120),
+            cuts in proptest::collection::vec(0usize..600, 0..6),
+        ) {
+            let text: String = picks.iter().map(|&k| ATOMS[k]).collect();
+            let mut cuts: std::vec::Vec<usize> = cuts
+                .into_iter()
+                .map(|c| c.min(text.len()))
+                .filter(|&c| text.is_char_boundary(c))
+                .collect();
+            cuts.sort_unstable();
+            let old = run_cut(&text, &cuts, Stops::Memchr);
+            proptest::prop_assert_eq!(&old, &run(&text));
+            for backend in Backend::all() {
+                proptest::prop_assert_eq!(&run_cut(&text, &cuts, Stops::On(backend)), &old);
+                proptest::prop_assert_eq!(
+                    pieces(&text, Stops::On(backend)),
+                    pieces(&text, Stops::Memchr)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn cut_between_c2_and_its_second_byte_is_not_a_piece() {
+        // Pieces are whole code points, so a cut never splits C2 from its second
+        // byte; cuts just before and after each C2 pair, on every backend.
+        let text = "ab\u{AD}\u{9B}1m\u{85}c\u{9D}0;t\u{9C}d\u{AD}\x1b[2Je\u{85}";
+        let whole = run_cut(text, &[], Stops::Memchr);
+        for cut in (0..=text.len()).filter(|&c| text.is_char_boundary(c)) {
+            for backend in Backend::all() {
+                assert_eq!(
+                    run_cut(text, &[cut], Stops::On(backend)),
+                    whole,
+                    "{backend:?} {cut}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -1,0 +1,172 @@
+//! Step 1's stops (`strict/escape.rs`): where in text its state machine may act.
+//!
+//! Step 1 acts in text only on ESC and on the C1 introducers U+0090, U+0098 and
+//! U+009B–U+009F, whose UTF-8 is 0xC2 and a second byte 0x90–0x9F. A search for
+//! every 0xC2 stops at each U+0085 and U+00AD as well, which dense hostile text is
+//! full of; this one looks at the pair, so only ESC and 0xC2 0x90–0x9F stop it. The
+//! x86 form is `escapes_x86.rs`; the SWAR form here runs everywhere and is tested
+//! against it.
+
+use super::backend::Backend;
+use super::swar::{HI, LO7};
+
+const ESC: u8 = 0x1B;
+
+/// The first position at or after `from` holding ESC, or 0xC2 followed by a byte in
+/// 0x90–0x9F (a superset of step 1's introducers; the caller tells them apart).
+/// `None` when there is none. A 0xC2 that is the last byte is not reported (it
+/// introduces nothing).
+#[inline]
+pub(crate) fn next_escape(bytes: &[u8], from: usize, backend: Backend) -> Option<usize> {
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+    if let Some(cpu) = backend.avx2 {
+        return super::escapes_x86::next_escape_avx2(bytes, from, cpu);
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "portable-only"))))]
+    let _ = backend;
+    next_escape_portable(bytes, from)
+}
+
+/// 0x80 in each byte of `x` equal to `c`, 0 elsewhere (exact: no carry crosses a
+/// byte).
+#[inline(always)]
+fn eq_bytes(x: u64, c: u8) -> u64 {
+    let t = x ^ u64::from_ne_bytes([c; 8]);
+    !((t & LO7).wrapping_add(LO7) | t) & HI
+}
+
+/// Whether the byte at `at` is a stop, by the plain definition.
+#[inline(always)]
+fn stop_at(bytes: &[u8], at: usize) -> bool {
+    match bytes.get(at) {
+        Some(&ESC) => true,
+        Some(&0xC2) => matches!(bytes.get(at.saturating_add(1)), Some(0x90..=0x9F)),
+        _ => false,
+    }
+}
+
+/// [`next_escape`] by SWAR: eight positions a step, each word paired with the word
+/// one byte further (its second bytes).
+pub(super) fn next_escape_portable(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut p = from;
+    while let Some(w) = bytes.get(p..p.saturating_add(9)) {
+        let (Some(first), Some(second)) = (w.first_chunk::<8>(), w.last_chunk::<8>()) else {
+            break;
+        };
+        let x = u64::from_le_bytes(*first);
+        let y = u64::from_le_bytes(*second);
+        let stops =
+            eq_bytes(x, ESC) | (eq_bytes(x, 0xC2) & eq_bytes(y & 0xF0F0_F0F0_F0F0_F0F0, 0x90));
+        if stops != 0 {
+            // Bit 8k + 7 for byte k; under 64, so the sum is in range.
+            let k = usize::try_from(stops.trailing_zeros() >> 3).unwrap_or(0);
+            return Some(p.saturating_add(k));
+        }
+        p = p.saturating_add(8);
+    }
+    next_escape_tail(bytes, p)
+}
+
+/// [`next_escape`] a byte at a time, for the last few bytes.
+#[inline]
+fn next_escape_tail(bytes: &[u8], from: usize) -> Option<usize> {
+    (from..bytes.len()).find(|&at| stop_at(bytes, at))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::vec::Vec;
+
+    /// Every stop of `bytes` at or after `from`, by the plain definition.
+    fn naive(bytes: &[u8], from: usize) -> Option<usize> {
+        (from..bytes.len()).find(|&i| {
+            bytes[i] == ESC
+                || (bytes[i] == 0xC2
+                    && i + 1 < bytes.len()
+                    && (0x90..=0x9F).contains(&bytes[i + 1]))
+        })
+    }
+
+    fn check_all_offsets(bytes: &[u8]) {
+        for backend in Backend::all() {
+            for from in 0..=bytes.len() + 1 {
+                assert_eq!(
+                    next_escape(bytes, from, backend),
+                    naive(bytes, from),
+                    "{backend:?} from {from} in {bytes:x?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn finds_each_stop_at_every_offset_and_block_edge() {
+        // One candidate pair at every position of texts around the 8-, 32- and
+        // 64-byte steps, with decoys (C2 85, C2 AD, C2 A0, 9B alone) before it.
+        let pairs: [&[u8]; 8] = [
+            &[ESC],
+            &[0xC2, 0x9B],
+            &[0xC2, 0x90],
+            &[0xC2, 0x9F],
+            &[0xC2, 0x85],
+            &[0xC2, 0xAD],
+            &[0xC2, 0x8F],
+            &[0xC2, 0xA0],
+        ];
+        for len in [1usize, 2, 7, 8, 9, 31, 32, 33, 34, 63, 64, 65, 66, 97, 130] {
+            for pair in pairs {
+                for at in 0..len {
+                    let mut text: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+                    for (k, &b) in pair.iter().enumerate() {
+                        if let Some(slot) = text.get_mut(at + k) {
+                            *slot = b;
+                        }
+                    }
+                    check_all_offsets(&text);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn c2_as_last_byte_and_dense_decoys() {
+        // 0xC2 with no second byte: not a stop, wherever the text ends.
+        for len in 1..80usize {
+            let mut text = std::vec![b'x'; len];
+            *text.last_mut().unwrap() = 0xC2;
+            check_all_offsets(&text);
+        }
+        // Dense decoys, stops between them.
+        let mut text = Vec::new();
+        for i in 0..300u32 {
+            text.extend_from_slice(match i % 7 {
+                0 => "\u{AD}".as_bytes(),
+                1 => "\u{85}".as_bytes(),
+                2 => b"q",
+                3 if i % 3 == 0 => b"\x1b",
+                4 if i % 5 == 0 => "\u{9B}".as_bytes(),
+                5 => "\u{9C}".as_bytes(),
+                _ => "\u{200B}".as_bytes(),
+            });
+        }
+        check_all_offsets(&text);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn matches_naive(bytes in proptest::collection::vec(
+            proptest::prop_oneof![
+                proptest::strategy::Just(ESC),
+                proptest::strategy::Just(0xC2u8),
+                0x80u8..=0xBF,
+                proptest::num::u8::ANY,
+            ],
+            0..200,
+        ), from in 0usize..210) {
+            for backend in Backend::all() {
+                proptest::prop_assert_eq!(next_escape(&bytes, from, backend), naive(&bytes, from));
+            }
+        }
+    }
+}
