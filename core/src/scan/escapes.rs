@@ -4,8 +4,8 @@
 //! U+009B–U+009F, whose UTF-8 is 0xC2 and a second byte 0x90–0x9F. A search for
 //! every 0xC2 stops at each U+0085 and U+00AD as well, which dense hostile text is
 //! full of; this one looks at the pair, so only ESC and 0xC2 0x90–0x9F stop it. The
-//! x86 form is `escapes_x86.rs`; the SWAR form here runs everywhere and is tested
-//! against it.
+//! x86 form is `escapes_x86.rs` (AVX2, its last bytes by SWAR); the portable form is
+//! `memchr2` passing over the other 0xC2s. All are tested against the definition.
 
 use super::backend::Backend;
 use super::swar::{HI, LO7};
@@ -24,11 +24,33 @@ pub(crate) fn next_escape(bytes: &[u8], from: usize, backend: Backend) -> Option
     }
     #[cfg(not(all(target_arch = "x86_64", not(feature = "portable-only"))))]
     let _ = backend;
-    next_escape_portable(bytes, from)
+    next_escape_memchr(bytes, from)
+}
+
+/// [`next_escape`] by `memchr2` on ESC and 0xC2, passing over the 0xC2s that begin
+/// no introducer: the portable form. The SWAR form ([`next_escape_swar`], eight
+/// positions a step) is a third as fast as `memchr`'s own vectors over clean text
+/// (`--features portable-only`, strict strip clean 4.2 → 1.3 GB/s), so it only
+/// finishes the vector forms' last bytes.
+fn next_escape_memchr(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut p = from;
+    loop {
+        let at = p.saturating_add(memchr::memchr2(ESC, 0xC2, bytes.get(p..)?)?);
+        if stop_at(bytes, at) {
+            return Some(at);
+        }
+        // A 0xC2 that begins no introducer (in a `str` the byte after it is a
+        // continuation byte, but this takes any bytes).
+        p = at.saturating_add(1);
+    }
 }
 
 /// 0x80 in each byte of `x` equal to `c`, 0 elsewhere (exact: no carry crosses a
 /// byte).
+#[cfg_attr(
+    not(all(target_arch = "x86_64", not(feature = "portable-only"))),
+    allow(dead_code)
+)]
 #[inline(always)]
 fn eq_bytes(x: u64, c: u8) -> u64 {
     let t = x ^ u64::from_ne_bytes([c; 8]);
@@ -47,7 +69,11 @@ fn stop_at(bytes: &[u8], at: usize) -> bool {
 
 /// [`next_escape`] by SWAR: eight positions a step, each word paired with the word
 /// one byte further (its second bytes).
-pub(super) fn next_escape_portable(bytes: &[u8], from: usize) -> Option<usize> {
+#[cfg_attr(
+    not(all(target_arch = "x86_64", not(feature = "portable-only"))),
+    allow(dead_code)
+)]
+pub(super) fn next_escape_swar(bytes: &[u8], from: usize) -> Option<usize> {
     let mut p = from;
     while let Some(w) = bytes.get(p..p.saturating_add(9)) {
         let (Some(first), Some(second)) = (w.first_chunk::<8>(), w.last_chunk::<8>()) else {
@@ -68,6 +94,10 @@ pub(super) fn next_escape_portable(bytes: &[u8], from: usize) -> Option<usize> {
 }
 
 /// [`next_escape`] a byte at a time, for the last few bytes.
+#[cfg_attr(
+    not(all(target_arch = "x86_64", not(feature = "portable-only"))),
+    allow(dead_code)
+)]
 #[inline]
 fn next_escape_tail(bytes: &[u8], from: usize) -> Option<usize> {
     (from..bytes.len()).find(|&at| stop_at(bytes, at))
@@ -89,14 +119,24 @@ mod tests {
     }
 
     fn check_all_offsets(bytes: &[u8]) {
-        for backend in Backend::all() {
-            for from in 0..=bytes.len() + 1 {
+        for from in 0..=bytes.len() + 1 {
+            for backend in Backend::all() {
                 assert_eq!(
                     next_escape(bytes, from, backend),
                     naive(bytes, from),
                     "{backend:?} from {from} in {bytes:x?}"
                 );
             }
+            assert_eq!(
+                next_escape_swar(bytes, from),
+                naive(bytes, from),
+                "SWAR from {from}"
+            );
+            assert_eq!(
+                next_escape_memchr(bytes, from),
+                naive(bytes, from),
+                "memchr from {from}"
+            );
         }
     }
 
@@ -167,6 +207,8 @@ mod tests {
             for backend in Backend::all() {
                 proptest::prop_assert_eq!(next_escape(&bytes, from, backend), naive(&bytes, from));
             }
+            proptest::prop_assert_eq!(next_escape_swar(&bytes, from), naive(&bytes, from));
+            proptest::prop_assert_eq!(next_escape_memchr(&bytes, from), naive(&bytes, from));
         }
     }
 }

@@ -6,7 +6,7 @@ use core::arch::x86_64::{
     _mm256_set1_epi8,
 };
 
-use super::escapes::next_escape_portable;
+use super::escapes::next_escape_swar;
 use super::x86::Avx2;
 
 /// [`super::escapes::next_escape`] with AVX2.
@@ -49,5 +49,5 @@ unsafe fn next_escape_unchecked(bytes: &[u8], from: usize) -> Option<usize> {
         }
         p = p.saturating_add(32);
     }
-    next_escape_portable(bytes, p)
+    next_escape_swar(bytes, p)
 }
