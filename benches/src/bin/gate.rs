@@ -289,10 +289,11 @@ fn main() -> ExitCode {
         "strict-sanitize mixed / sanitize_prose mixed",
         s(StrictSanitize, Mixed),
         s(Sanitize, Mixed),
-        // Measured 0.35-0.39 on the loaded machine (BENCHMARKS.md): the target is
-        // met, but with too little room to gate it; the floor holds with room. The
-        // portable floor is main's: the strict scans were measured on AVX2 only.
-        bar(1.0 / 4.0, 1.0 / 40.0, 1.0 / 3.0),
+        // Measured 0.35-0.39 on the loaded machine (BENCHMARKS.md) before the fused
+        // scan made reference sanitize ~15 % faster; since, 0.27-0.34 at load 4-6, so
+        // the floor sits under half of that. The portable floor is main's: the strict
+        // scans were measured on AVX2 only.
+        bar(1.0 / 8.0, 1.0 / 40.0, 1.0 / 3.0),
     );
     check(
         &mut bench,
