@@ -3,17 +3,19 @@
 //! crate: unaligned vector loads from slices, and the call into AVX2 code once the
 //! CPU is known to have it.
 
+use core::sync::atomic::{AtomicU8, Ordering};
+
 use core::arch::x86_64::{
-    __m128i, __m256i, __m512i, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_loadu_si128, _mm_movemask_epi8,
-    _mm_or_si128, _mm_set_epi64x, _mm_set1_epi8, _mm_setzero_si128, _mm256_and_si256,
-    _mm256_broadcastsi128_si256, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_loadu_si256,
-    _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8, _mm256_setzero_si256,
-    _mm256_shuffle_epi8, _mm256_srli_epi16, _mm256_storeu_si256, _mm256_sub_epi8,
-    _mm256_testz_si256, _mm256_xor_si256, _mm512_and_si512, _mm512_broadcast_i32x4,
-    _mm512_cmpeq_epi8_mask, _mm512_cmple_epu8_mask, _mm512_loadu_si512, _mm512_mask_storeu_epi8,
-    _mm512_maskz_compress_epi8, _mm512_movepi8_mask, _mm512_or_si512, _mm512_set1_epi8,
-    _mm512_shuffle_epi8, _mm512_srli_epi16, _mm512_sub_epi8, _mm512_xor_si512, _pdep_u64,
-    _pext_u64,
+    __cpuid, __m128i, __m256i, __m512i, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_loadu_si128,
+    _mm_movemask_epi8, _mm_or_si128, _mm_set_epi64x, _mm_set1_epi8, _mm_setzero_si128,
+    _mm256_and_si256, _mm256_broadcastsi128_si256, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8,
+    _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8,
+    _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16, _mm256_storeu_si256,
+    _mm256_sub_epi8, _mm256_testz_si256, _mm256_xor_si256, _mm512_and_si512,
+    _mm512_broadcast_i32x4, _mm512_cmpeq_epi8_mask, _mm512_cmple_epu8_mask, _mm512_loadu_si512,
+    _mm512_mask_storeu_epi8, _mm512_maskz_compress_epi8, _mm512_movepi8_mask, _mm512_or_si512,
+    _mm512_set1_epi8, _mm512_shuffle_epi8, _mm512_srli_epi16, _mm512_sub_epi8, _mm512_xor_si512,
+    _pdep_u64, _pext_u64,
 };
 
 use super::Finder;
@@ -45,11 +47,13 @@ macro_rules! for_each_seq {
 }
 
 cpufeatures::new!(cpuid_avx2, "avx2");
-cpufeatures::new!(cpuid_drop, "avx2", "bmi2");
+cpufeatures::new!(cpuid_drop, "avx2", "bmi1", "bmi2", "popcnt");
 cpufeatures::new!(
     cpuid_compress,
     "avx2",
+    "bmi1",
     "bmi2",
+    "popcnt",
     "avx512f",
     "avx512bw",
     "avx512vbmi",
@@ -63,15 +67,17 @@ pub(crate) struct Avx2 {
     _detected: (),
 }
 
-/// Proof that the CPU has AVX2 and BMI2 (POPCNT and LZCNT come with them on every
-/// such CPU).
+/// Proof that the CPU has AVX2, BMI1, BMI2, POPCNT and LZCNT: every feature the
+/// kernels it gates enable. Real CPUs with AVX2 and BMI2 have the others, but a
+/// hypervisor may mask CPUID bits one by one, and without LZCNT or BMI1 `lzcnt` and
+/// `tzcnt` run as `bsr` and `bsf` (other answers, no fault), so each is asked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Bmi2 {
     _detected: (),
 }
 
-/// Proof that the CPU has AVX2, BMI2 and AVX-512 F, BW, VBMI and VBMI2 (every CPU with
-/// VBMI2 has VBMI; the fused validation and scan uses VBMI's byte permutes).
+/// Proof that the CPU has what [`Bmi2`] proves and AVX-512 F, BW, VBMI and VBMI2 (the
+/// fused validation and scan uses VBMI's byte permutes; each is asked, as for `Bmi2`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Vbmi2 {
     _detected: (),
@@ -84,16 +90,34 @@ pub(super) fn avx2() -> Option<Avx2> {
     cpuid_avx2::get().then_some(Avx2 { _detected: () })
 }
 
-/// AVX2 and BMI2, when the CPU has them.
+/// The features [`Bmi2`] proves, when the CPU has them.
 #[inline]
 pub(super) fn bmi2() -> Option<Bmi2> {
-    cpuid_drop::get().then_some(Bmi2 { _detected: () })
+    (cpuid_drop::get() && lzcnt()).then_some(Bmi2 { _detected: () })
 }
 
-/// AVX2, BMI2 and AVX-512 VBMI2, when the CPU has them.
+/// The features [`Vbmi2`] proves, when the CPU has them.
 #[inline]
 pub(super) fn vbmi2() -> Option<Vbmi2> {
-    cpuid_compress::get().then_some(Vbmi2 { _detected: () })
+    (cpuid_compress::get() && lzcnt()).then_some(Vbmi2 { _detected: () })
+}
+
+/// LZCNT, asked once (cpufeatures 0.2 does not name it): 0 not asked yet, 1 absent,
+/// 2 present.
+static LZCNT: AtomicU8 = AtomicU8::new(0);
+
+/// Whether the CPU has LZCNT (CPUID leaf 0x8000_0001, ECX bit 5).
+#[inline]
+fn lzcnt() -> bool {
+    match LZCNT.load(Ordering::Relaxed) {
+        0 => {
+            let has =
+                __cpuid(0x8000_0000).eax >= 0x8000_0001 && __cpuid(0x8000_0001).ecx >> 5 & 1 == 1;
+            LZCNT.store(if has { 2 } else { 1 }, Ordering::Relaxed);
+            has
+        }
+        seen => seen == 2,
+    }
 }
 
 /// A 16-byte table as a vector.
@@ -816,4 +840,23 @@ unsafe fn drop_plan512(w: &[u8], prose: bool, marks: Option<&Finder>) -> Option<
         None => 0,
     };
     Some((consumed, keep, marked & keep))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each proof exists exactly when std's detection finds every feature the code
+    /// it gates enables (`target_feature` on a CPU without one is undefined
+    /// behaviour: `lzcnt` and `tzcnt` silently run as `bsr` and `bsf`).
+    #[test]
+    fn the_proofs_are_std_detection_of_every_enabled_feature() {
+        use std::is_x86_feature_detected as has;
+        let base = has!("avx2") && has!("bmi1") && has!("bmi2") && has!("popcnt");
+        assert_eq!(lzcnt(), has!("lzcnt"));
+        assert_eq!(bmi2().is_some(), base && has!("lzcnt"));
+        let wide = has!("avx512f") && has!("avx512bw") && has!("avx512vbmi") && has!("avx512vbmi2");
+        assert_eq!(vbmi2().is_some(), base && has!("lzcnt") && wide);
+        assert_eq!(avx2().is_some(), has!("avx2"));
+    }
 }
