@@ -502,6 +502,10 @@ mod tests {
         let (Some(b), Some(cpu)) = (backend(), x86::vbmi2()) else {
             return;
         };
+        // An allocation of exactly the text (no capacity after it), so a read past
+        // the end is an AddressSanitizer report, not a read of slack.
+        let exact: std::boxed::Box<str> = text.into();
+        let text = &*exact;
         let mut rec = Recorded::new();
         assert!(validate_find(text.as_bytes(), f, &mut rec, cpu));
         let plain = stops(text.as_bytes(), &mut Scanner::new(f, b));
@@ -568,6 +572,39 @@ mod tests {
         let mut rec = Recorded::new();
         assert!(validate_find(text.as_bytes(), &LEADS_ONLY, &mut rec, cpu));
         assert!(rec.covered < text.len());
+    }
+
+    #[test]
+    fn a_list_filled_exactly_or_by_one_block_more() {
+        use super::super::finder::RECORDED_BLOCKS;
+        let Some(cpu) = x86::vbmi2() else { return };
+        for blocks in [RECORDED_BLOCKS - 1, RECORDED_BLOCKS, RECORDED_BLOCKS + 1] {
+            // A stop in each block, at its start or across its end, then text to a
+            // block's end, past it by one, or by a partial group.
+            for at in [0usize, 1, 61, 62, 63] {
+                for tail in [0usize, 1, 2, 3, 63, 64, 65, 200] {
+                    // A ZWSP at `at` of each block (period 64).
+                    let mut t = "x".repeat(at);
+                    for _ in 0..blocks {
+                        t.push('\u{200B}');
+                        t.push_str(&"y".repeat(61));
+                    }
+                    t.push_str(&"z".repeat(tail));
+                    agrees(&t, &LEADS_ONLY);
+                    let exact: std::boxed::Box<str> = t.as_str().into();
+                    let mut rec = Recorded::new();
+                    assert!(validate_find(exact.as_bytes(), &LEADS_ONLY, &mut rec, cpu));
+                    let at = std::format!("{blocks} blocks, stops at {at}, tail {tail}");
+                    assert_eq!(rec.len, blocks.min(RECORDED_BLOCKS), "{at}");
+                    if blocks > RECORDED_BLOCKS {
+                        // Covered up to the block that did not fit.
+                        assert_eq!(rec.covered, RECORDED_BLOCKS * 64, "{at}");
+                    } else {
+                        assert_eq!(rec.covered, exact.len(), "{at}");
+                    }
+                }
+            }
+        }
     }
 
     proptest::proptest! {
