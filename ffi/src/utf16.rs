@@ -142,10 +142,13 @@ pub unsafe extern "C" fn airlock_sanitize_prose_utf16(
             return Ok(airlock_status::BufferTooSmall);
         }
         let (input, work) = scratch.split_at_mut(bound);
-        // The units steps 1-2 keep go to `out` as well, when it has room for all of
-        // the input's (it has at the sizes the binding passes): when core changes
-        // nothing more, they are the result, with no transcoding back.
-        let kept_room = out.len() >= text_bytes;
+        // The units steps 1-2 keep go to `out` as well, when it has room for any
+        // result (it has at the sizes the binding passes; the bound is at least the
+        // input's units): when core changes nothing more, they are the result, with
+        // no transcoding back. A smaller `out` is not written before the result is
+        // known to fit it (outputs are written only on success).
+        let kept_room = out.len() >= text_bytes
+            && out.len() >= airlock_sanitize_prose_utf16_out_len(text_len, max_bytes);
         // Invisibles and controls left out on the way (core repeats steps 1-2; they
         // change nothing the second time).
         let written = transcode::to_utf8::<true>(text, input, kept_room.then_some(&mut *out))

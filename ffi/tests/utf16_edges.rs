@@ -201,3 +201,51 @@ fn every_length_and_position_matches_the_scalar_model() {
         }
     }
 }
+
+/// A `BUFFER_TOO_SMALL` leaves `out` as it was (the crate's contract: outputs are
+/// written only on success), also when `out` could take the input's kept units.
+#[test]
+fn an_out_too_small_for_the_result_is_not_written() {
+    // Truncated all-multibyte text: the note makes the result longer than the input.
+    for len in [1usize, 16, 31, 32, 33, 40, 64, 100] {
+        for unit in [0x4E2Du16, 0xE9, 0x61] {
+            let units = vec![unit; len];
+            let text: Vec<u8> = units.iter().flat_map(|u| u.to_le_bytes()).collect();
+            let max = String::from_utf16(&units).unwrap().len() - 1;
+            let mut scratch = vec![0u8; airlock_sanitize_prose_utf16_scratch_len(len, max)];
+            for out_cap in [text.len(), text.len() + 1, 2 * text.len()] {
+                let mut out = vec![0xAAu8; out_cap];
+                let mut result = airlock_text16_result {
+                    len: 0,
+                    scratch_len: 0,
+                    encoding: 9,
+                };
+                let field = b"insight";
+                // SAFETY: every buffer is a live Vec of the stated size.
+                let status = unsafe {
+                    airlock_sanitize_prose_utf16(
+                        text.as_ptr(),
+                        len,
+                        field.as_ptr(),
+                        field.len(),
+                        max,
+                        scratch.as_mut_ptr(),
+                        scratch.len(),
+                        out.as_mut_ptr(),
+                        out.len(),
+                        &mut result,
+                    )
+                };
+                if status == airlock_status::BufferTooSmall {
+                    assert!(result.len > out_cap);
+                    assert!(
+                        out.iter().all(|&b| b == 0xAA),
+                        "written on BUFFER_TOO_SMALL: {unit:x} x{len}, out {out_cap}"
+                    );
+                } else {
+                    assert_eq!(status, airlock_status::Ok, "{unit:x} x{len}");
+                }
+            }
+        }
+    }
+}

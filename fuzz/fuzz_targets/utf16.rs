@@ -79,7 +79,7 @@ fn call(
     out_cap: usize,
 ) -> (airlock_status, airlock_text16_result, Vec<u8>) {
     let mut scratch = vec![0u8; scratch_cap];
-    let mut out = vec![0u8; out_cap];
+    let mut out = vec![0xAAu8; out_cap];
     let mut result = airlock_text16_result {
         len: 0,
         scratch_len: 0,
@@ -131,6 +131,11 @@ fuzz_target!(|data: &[u8]| {
             Ok(prose) => {
                 if status == airlock_status::BufferTooSmall && out_cap < out_len {
                     assert!(result.len > out_cap);
+                    // Outputs are written only on success.
+                    assert!(
+                        out.iter().all(|&b| b == 0xAA),
+                        "written on BUFFER_TOO_SMALL"
+                    );
                     continue;
                 }
                 assert_eq!(status, airlock_status::Ok, "{units:x?}");
