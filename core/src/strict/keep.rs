@@ -80,6 +80,31 @@ const EMPTY: Entry = Entry {
     fate: Fate::Keep,
 };
 
+/// The piece [`Keeper::push`] is in: a kept code point of the window that came from
+/// it goes to the sink as the piece's own slice, so that a sink can join it to the
+/// runs around it (strict sanitize's matcher then takes one slice, unvalidated, not
+/// a code point copied into its batch).
+#[derive(Clone, Copy)]
+struct Piece<'t> {
+    text: &'t str,
+    /// The input's offset of `text`'s first byte.
+    base: usize,
+}
+
+impl Piece<'_> {
+    const NONE: Piece<'static> = Piece {
+        text: "",
+        base: usize::MAX,
+    };
+
+    /// The piece's slice holding the code point at `at` of the input, if it is there.
+    #[inline]
+    fn slice(&self, at: usize, len: usize) -> Option<&str> {
+        let from = at.checked_sub(self.base)?;
+        self.text.get(from..from.checked_add(len)?)
+    }
+}
+
 /// Step 2 over a stream of text pieces.
 #[derive(Clone, Debug)]
 pub(crate) struct Keeper {
@@ -140,6 +165,10 @@ impl Keeper {
         // One scanner per piece: members of D close together share a block's mask.
         let backend = *self.backend.get_or_insert_with(Backend::best);
         let mut scanner = Scanner::new(&DROP_FINDER, backend);
+        let piece = Piece {
+            text,
+            base: self.pos,
+        };
         while i < bytes.len() {
             if self.len == 0 {
                 let j = if self.dense {
@@ -174,14 +203,14 @@ impl Keeper {
             let Some(c) = text.get(i..).and_then(|s| s.chars().next()) else {
                 break;
             };
-            self.append(c, sink);
+            self.append(c, piece, sink);
             i = i.saturating_add(c.len_utf8());
         }
     }
 
     /// Ends the input: what still waits is decided with what was seen.
     pub(crate) fn finish(&mut self, sink: &mut impl KeepSink) {
-        self.settle(true, sink);
+        self.settle(true, Piece::NONE, sink);
     }
 
     /// Updates the history, the joining lookbehind and `prev` with a run of code
@@ -289,7 +318,7 @@ impl Keeper {
     }
 
     /// One code point through the slow path.
-    fn append(&mut self, c: char, sink: &mut impl KeepSink) {
+    fn append(&mut self, c: char, piece: Piece<'_>, sink: &mut impl KeepSink) {
         let cp = u32::from(c);
         let prev = self.prev;
         let fate = if !in_drop_set(c) {
@@ -337,7 +366,7 @@ impl Keeper {
         let at = self.pos;
         self.pos = self.pos.saturating_add(c.len_utf8());
         if self.len == 0 && matches!(fate, Fate::Keep | Fate::Drop) {
-            self.release(Entry { cp, at, fate }, sink);
+            self.release(Entry { cp, at, fate }, piece, sink);
             return;
         }
         if self.start.saturating_add(self.len) >= WINDOW {
@@ -348,22 +377,28 @@ impl Keeper {
         if self.len >= WINDOW {
             // Cannot happen (a fate is known within `JOIN_T_MAX + 1` code points);
             // decide the oldest with what is there rather than grow.
-            self.settle_one(true, sink);
+            self.settle_one(true, piece, sink);
         }
         let slot = self.start.saturating_add(self.len);
         if let Some(e) = self.win.get_mut(slot) {
             *e = Entry { cp, at, fate };
             self.len = self.len.saturating_add(1);
         }
-        self.settle(false, sink);
+        self.settle(false, piece, sink);
     }
 
     /// Emits or drops one decided code point and moves it to the history.
-    fn release(&mut self, e: Entry, sink: &mut impl KeepSink) {
+    fn release(&mut self, e: Entry, piece: Piece<'_>, sink: &mut impl KeepSink) {
         let c = char::from_u32(e.cp).unwrap_or('\u{FFFD}');
         if e.fate == Fate::Keep {
-            let mut buf = [0u8; 4];
-            sink.text(c.encode_utf8(&mut buf));
+            // The piece's bytes at `e.at` are `c`'s (the input is the concatenation
+            // of the pieces).
+            if let Some(own) = piece.slice(e.at, c.len_utf8()) {
+                sink.text(own);
+            } else {
+                let mut buf = [0u8; 4];
+                sink.text(c.encode_utf8(&mut buf));
+            }
         } else {
             sink.dropped(e.at, c);
         }
@@ -371,15 +406,15 @@ impl Keeper {
     }
 
     /// Decides and releases the oldest entries while their fate is known.
-    fn settle(&mut self, last: bool, sink: &mut impl KeepSink) {
+    fn settle(&mut self, last: bool, piece: Piece<'_>, sink: &mut impl KeepSink) {
         while self.len > 0 {
-            if !self.settle_one(last, sink) {
+            if !self.settle_one(last, piece, sink) {
                 return;
             }
         }
     }
 
-    fn settle_one(&mut self, last: bool, sink: &mut impl KeepSink) -> bool {
+    fn settle_one(&mut self, last: bool, piece: Piece<'_>, sink: &mut impl KeepSink) -> bool {
         let Some(mut e) = self.win.get(self.start).copied() else {
             return false;
         };
@@ -401,7 +436,7 @@ impl Keeper {
         if self.len == 0 {
             self.start = 0;
         }
-        self.release(e, sink);
+        self.release(e, piece, sink);
         true
     }
 
@@ -639,6 +674,70 @@ mod tests {
             k.finish(&mut sink);
             assert_eq!(sink.out, whole, "cut {cut}");
         }
+    }
+
+    /// Kept code points of the window reach the sink as slices of the piece they came
+    /// from (strict sanitize joins touching runs into one slice of its input); one
+    /// held from an earlier piece is a copy, still the same text.
+    #[test]
+    fn window_runs_are_the_pieces_own_bytes() {
+        struct Runs<'t> {
+            text: &'t str,
+            /// Byte offset in `text` and length of each run, offset `None` for a copy.
+            runs: Vec<(Option<usize>, usize)>,
+            out: String,
+        }
+        impl KeepSink for Runs<'_> {
+            fn text(&mut self, s: &str) {
+                let off = (s.as_ptr() as usize)
+                    .checked_sub(self.text.as_ptr() as usize)
+                    .filter(|&o| o + s.len() <= self.text.len());
+                self.runs.push((off, s.len()));
+                self.out.push_str(s);
+            }
+        }
+        // Nothing dropped: emoji with U+FE0F, a ZWJ sequence, a kept ZWNJ, a keycap.
+        let text = "ok \u{2764}\u{FE0F} \u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}\u{200D}\u{1F466} \u{645}\u{6CC}\u{200C}\u{62E} 1\u{FE0F}\u{20E3} end";
+        let mut k = Keeper::new();
+        let mut sink = Runs {
+            text,
+            runs: Vec::new(),
+            out: String::new(),
+        };
+        k.push(text, &mut sink);
+        k.finish(&mut sink);
+        assert_eq!(sink.out, text);
+        assert!(sink.runs.len() > 1, "the window was used");
+        // Every run is the text's own and starts where the last one ended.
+        let mut end = 0usize;
+        for (k, &(at, len)) in sink.runs.iter().enumerate() {
+            assert_eq!(at, Some(end), "run {k}");
+            end += len;
+        }
+        assert_eq!(end, text.len());
+
+        // Cut just after the first U+FE0F: what follows decides it, so it waits in
+        // the window across the cut and comes out as a copy; the second piece's runs
+        // are its own.
+        let cut = text.find('\u{FE0F}').unwrap() + 3;
+        let (first, second) = text.split_at(cut);
+        let mut k = Keeper::new();
+        let mut sink = Runs {
+            text: second,
+            runs: Vec::new(),
+            out: String::new(),
+        };
+        k.push(first, &mut sink);
+        k.push(second, &mut sink);
+        k.finish(&mut sink);
+        assert_eq!(sink.out, text);
+        let held = sink.runs.iter().position(|&r| r == (None, 3)).unwrap();
+        let mut end = 0usize;
+        for &(at, len) in &sink.runs[held + 1..] {
+            assert_eq!(at, Some(end));
+            end += len;
+        }
+        assert_eq!(end, second.len());
     }
 }
 
