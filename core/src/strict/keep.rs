@@ -9,8 +9,8 @@
 
 use super::class::DROP_LEADS;
 use super::class::{
-    EMOJI_MAX_LEN, JT_D, JT_L, JT_R, JT_T, emoji_child, emoji_terminal, in_drop_set, is_inert,
-    is_keepable, is_keycap_base, is_text_base, is_virama, joining_type,
+    EMOJI_MAX_LEN, JT_D, JT_L, JT_R, JT_T, emoji_child, emoji_terminal, in_drop_set,
+    in_drop_set_fast, is_inert, is_keepable, is_keycap_base, is_text_base, is_virama, joining_type,
 };
 use super::dense::drop_dense;
 use crate::scan::{Backend, ByteSet, Finder, Scanner};
@@ -554,11 +554,7 @@ const SHORT: usize = 64;
 fn next_drop(text: &str, from: usize, scanner: &mut Scanner<'_>) -> usize {
     let bytes = text.as_bytes();
     if bytes.len().saturating_sub(from) >= SHORT {
-        return scanner.next(bytes, from, |i, _| {
-            text.get(i..)
-                .and_then(|s| s.chars().next())
-                .is_some_and(in_drop_set)
-        });
+        return scanner.next(bytes, from, |i, b| drop_at(text, i, b));
     }
     let mut i = from;
     loop {
@@ -569,11 +565,29 @@ fn next_drop(text: &str, from: usize, scanner: &mut Scanner<'_>) -> usize {
             return bytes.len();
         };
         i = i.saturating_add(off);
-        match text.get(i..).and_then(|s| s.chars().next()) {
-            Some(c) if in_drop_set(c) => return i,
-            Some(c) => i = i.saturating_add(c.len_utf8()),
-            None => i = i.saturating_add(1),
+        if bytes.get(i).is_some_and(|&b| drop_at(text, i, b)) {
+            return i;
         }
+        i = i.saturating_add(1);
+    }
+}
+
+/// Whether a member of D starts at byte `i` of `text`, whose byte is `b0`. Most
+/// stops are E2 leads of General Punctuation that are not in D (dashes, quotes,
+/// the ellipsis): a lead of two or three bytes is decoded from the bytes as they
+/// are (`text` is UTF-8, so a lead is followed by its continuation bytes) and
+/// looked up in D's bitmap of the BMP, without slicing the text or a range search.
+#[inline(always)]
+fn drop_at(text: &str, i: usize, b0: u8) -> bool {
+    let bytes = text.as_bytes();
+    let cont = |k: usize| u32::from(bytes.get(i.wrapping_add(k)).copied().unwrap_or(0) & 0x3F);
+    match b0 {
+        0xC2..=0xDF => in_drop_set_fast(u32::from(b0 & 0x1F) << 6 | cont(1)),
+        0xE0..=0xEF => in_drop_set_fast(u32::from(b0 & 0x0F) << 12 | cont(1) << 6 | cont(2)),
+        _ => text
+            .get(i..)
+            .and_then(|s| s.chars().next())
+            .is_some_and(in_drop_set),
     }
 }
 
@@ -962,5 +976,81 @@ mod dense_tests {
                 assert_eq!(three, whole, "cuts {a} {b}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod stop_tests {
+    //! [`next_drop`] against D itself: every member found wherever it stands, the
+    //! code points sharing a lead byte with one passed.
+    use super::*;
+    use std::string::String;
+    use std::vec::Vec;
+
+    /// `off` bytes of em dashes (E2 leads not in D, stops the scan must pass) and ASCII,
+    /// `c`, then ASCII to make the text `len` bytes or more.
+    fn text_with(off: usize, c: char, len: usize) -> String {
+        let mut t = String::new();
+        t.extend(core::iter::repeat_n('\u{2014}', off / 3));
+        t.extend(core::iter::repeat_n('a', off % 3));
+        t.push(c);
+        while t.len() < len {
+            t.push('a');
+        }
+        t
+    }
+
+    fn first_drop(text: &str, backend: Backend) -> usize {
+        next_drop(text, 0, &mut Scanner::new(&DROP_FINDER, backend))
+    }
+
+    #[test]
+    fn every_member_of_d_at_every_offset_of_a_block() {
+        let members: Vec<char> = (0..=0x10_FFFFu32)
+            .filter_map(char::from_u32)
+            .filter(|&c| in_drop_set(c))
+            .collect();
+        assert!(members.len() > 4096, "D has the tags block and more");
+        for backend in Backend::all() {
+            for &c in &members {
+                for off in 0..64 {
+                    // The block scan (a text past SHORT bytes) and the short loop.
+                    for len in [off + 70, 0] {
+                        let text = text_with(off, c, len);
+                        assert_eq!(
+                            first_drop(&text, backend),
+                            off,
+                            "{:X} at {off}",
+                            u32::from(c)
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn code_points_sharing_a_lead_with_d_are_passed() {
+        let mut passed = 0usize;
+        for c in (0x80..0x1_0000u32).filter_map(char::from_u32) {
+            let mut buf = [0u8; 4];
+            let lead = c.encode_utf8(&mut buf).as_bytes()[0];
+            if !DROP_LEADS[usize::from(lead)] || in_drop_set(c) {
+                continue;
+            }
+            passed += 1;
+            for off in [0, 62] {
+                for len in [off + 70, 0] {
+                    let text = text_with(off, c, len);
+                    assert_eq!(
+                        first_drop(&text, Backend::best()),
+                        text.len(),
+                        "{:X}",
+                        u32::from(c)
+                    );
+                }
+            }
+        }
+        assert!(passed > 4 * 4096 - 1024, "{passed}");
     }
 }
