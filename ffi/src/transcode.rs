@@ -22,11 +22,6 @@ use airlock_core::class::{is_control, is_dangerous_invisible, is_stripped, is_va
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 mod blocks;
-#[cfg(target_arch = "x86_64")]
-mod fence_x86;
-
-#[cfg(target_arch = "x86_64")]
-pub(crate) use fence_x86::detect as fused_fence;
 
 /// The BMP units sanitize's steps 1–2 may drop, as a bitmap (bit `u & 63` of word
 /// `u >> 6`): controls, dangerous invisibles, variation selectors (U+FE0F is kept
@@ -301,57 +296,6 @@ pub(crate) fn to_utf8<const STRIP: bool>(
         dropped,
         kept_units: k / 2,
     })
-}
-
-/// What [`encode_units`] did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct UnitsEncoded {
-    /// Code units consumed.
-    pub units: usize,
-    /// UTF-8 bytes written.
-    pub len: usize,
-}
-
-/// Up to `max` code units of UTF-16LE `units` as UTF-8 at the start of `dst`, unit
-/// by unit, each lone surrogate as U+FFFD; a pair's low half past `max` is consumed
-/// with its high half (so `max + 1` units at most, `3 * max + 1` bytes). `None` when
-/// `dst` is too small.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-pub(crate) fn encode_units(units: &[u8], max: usize, dst: &mut [u8]) -> Option<UnitsEncoded> {
-    let count = (units.len() / 2).min(max);
-    let mut i = 0usize;
-    let mut o = 0usize;
-    while i < count {
-        let u = unit(units, i)?;
-        i = i.checked_add(1)?;
-        let [lo, hi] = u.to_le_bytes();
-        o = if u < 0x80 {
-            put(dst, o, &[lo])?
-        } else if u < 0x800 {
-            put(dst, o, &[0xC0 | (hi << 2) | (lo >> 6), 0x80 | (lo & 0x3F)])?
-        } else if is_high(u) || is_low(u) {
-            match unit(units, i) {
-                Some(next) if is_high(u) && is_low(next) => {
-                    i = i.checked_add(1)?;
-                    let mut buf = [0u8; 4];
-                    let c = char::from_u32(pair_value(u, next))?;
-                    put(dst, o, c.encode_utf8(&mut buf).as_bytes())?
-                }
-                _ => put(dst, o, &REPLACEMENT_UTF8)?,
-            }
-        } else {
-            put(
-                dst,
-                o,
-                &[
-                    0xE0 | (hi >> 4),
-                    0x80 | ((hi & 0x0F) << 2) | (lo >> 6),
-                    0x80 | (lo & 0x3F),
-                ],
-            )?
-        };
-    }
-    Some(UnitsEncoded { units: i, len: o })
 }
 
 /// One element of a UTF-16 string as the reference walks it.

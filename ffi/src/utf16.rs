@@ -218,9 +218,7 @@ pub unsafe extern "C" fn airlock_sanitize_prose_utf16(
 /// surrogate as U+FFFD (as Node's `createHash` encodes a string).
 ///
 /// * `text`/`text_len`: UTF-16LE, `text_len` code units, borrowed for the call.
-/// * `scratch`/`scratch_cap`: work space of at least `3 * text_len` bytes (always
-///   required; it may go unused: on CPUs with SHA-NI and AVX-512 the text is
-///   transcoded inside the hash's loop, a block at a time, and never written out).
+/// * `scratch`/`scratch_cap`: work space of at least `3 * text_len` bytes.
 /// * `out`/`out_cap`: the token in Latin-1 (ASCII), written only on `OK`;
 ///   `AIRLOCK_FENCE_TOKEN_MAX_LEN` bytes always suffice.
 /// * `result`: required; on `OK` `len` is the token's length and `encoding` is
@@ -264,23 +262,16 @@ pub unsafe extern "C" fn airlock_fence_token_utf16(
             report(token_room, bound, airlock_encoding::Unchanged);
             return Ok(airlock_status::BufferTooSmall);
         }
-        let mut answer = |token: &[u8]| -> Result<airlock_status, airlock_status> {
-            let dst = out.get_mut(..token.len()).ok_or(airlock_status::Internal)?;
-            dst.copy_from_slice(token);
-            report(token.len(), 0, airlock_encoding::Latin1);
-            Ok(airlock_status::Ok)
-        };
-        // SHA-NI and AVX-512: the text transcoded inside the hash's loop, the token
-        // looked for in the units; `scratch` is not written.
-        #[cfg(target_arch = "x86_64")]
-        if let Some(cpu) = transcode::fused_fence() {
-            let token = cpu.fence_token(text).ok_or(airlock_status::Internal)?;
-            return answer(token.as_bytes());
-        }
         let written =
             transcode::to_utf8::<false>(text, scratch, None).ok_or(airlock_status::Internal)?;
         let payload = scratch.get(..written.len).ok_or(airlock_status::Internal)?;
-        answer(fence_token(payload).as_bytes())
+        let token = fence_token(payload);
+        let dst = out
+            .get_mut(..token.as_bytes().len())
+            .ok_or(airlock_status::Internal)?;
+        dst.copy_from_slice(token.as_bytes());
+        report(token.as_bytes().len(), 0, airlock_encoding::Latin1);
+        Ok(airlock_status::Ok)
     })
 }
 

@@ -153,10 +153,7 @@ struct Half {
 /// The CPU must support AVX-512 F, BW, VL, VBMI2 and POPCNT.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,popcnt")]
 #[inline]
-pub(super) unsafe fn encode32<const KEPT: bool>(
-    src: &[u8; 64],
-    dst: &mut [u8; 96],
-) -> Option<Block32> {
+unsafe fn encode32<const KEPT: bool>(src: &[u8; 64], dst: &mut [u8; 96]) -> Option<Block32> {
     // SAFETY: `src` is 64 readable bytes; `loadu` has no alignment requirement.
     let units: __m512i = unsafe { _mm512_loadu_si512(src.as_ptr().cast()) };
     let ten_bits = _mm512_set1_epi16(0xFC00_u16.cast_signed());
