@@ -429,7 +429,9 @@ pub(crate) const EMOJI_SELECTOR_SEQ: Seq = {
 
 /// The lead refinement as a table for the scalar test: by lead byte, a row; by row
 /// and second byte's payload, a bitmap over the third byte's payload (all ones for
-/// two-byte patterns).
+/// two-byte patterns). The scan's own test is `scan::Refinement::may_begin`; the
+/// tests compare it with this one.
+#[cfg(test)]
 pub(crate) struct LeadTable {
     /// Row + 1 of each lead byte, 0 when no multi-byte attention code point has it.
     pub(crate) row: [u8; 256],
@@ -441,9 +443,11 @@ pub(crate) struct LeadTable {
 }
 
 /// Distinct multi-byte attention lead bytes the table can hold.
+#[cfg(test)]
 pub(crate) const LEAD_ROWS: usize = 8;
 
 /// [`LeadTable`] of [`ATTENTION_LEADS`].
+#[cfg(test)]
 #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 pub(crate) static LEADS: LeadTable = {
     // Indexes: bytes (< 256), rows (< LEAD_ROWS, checked), payloads (< 64).

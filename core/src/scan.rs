@@ -40,12 +40,12 @@ mod strict_dense_x86;
 mod escapes_x86;
 
 mod backend;
-// The AVX2 scan's lead refinement by nibble tables (no unsafe: AVX2 callers only).
 mod byteset;
 mod drop;
 mod escapes;
 mod finder;
-#[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+// The lead refinement's tables (every target: the scalar confirm reads them), and the
+// AVX2 scan's nibble lookups (no unsafe: AVX2 callers only).
 mod pairs;
 mod strict_dense;
 mod swar;
@@ -56,6 +56,9 @@ pub(crate) use drop::{DropBlock, DropPlan, DropRule, Dropper};
 pub(crate) use escapes::next_escape;
 pub(crate) use finder::{ATTENTION, Finder, Recorded, Scanner, char_at};
 pub use finder::{first_attention, first_attention_on};
+pub(crate) use pairs::Refinement;
+#[cfg(test)]
+pub(crate) use pairs::tests as refinement_tests;
 pub(crate) use strict_dense::{StrictKernel, StrictMasks};
 #[cfg(test)]
 use {backend::*, finder::*};

@@ -3,15 +3,17 @@
 
 use super::backend::{Backend, Blocks, Candidates};
 use super::byteset::ByteSet;
+use super::pairs::{ATTENTION_REFINEMENT, Refinement};
 
 /// ASCII bytes (0x20 and up) the portable and SSE2 backends compare one by one;
 /// a set with more of them makes every byte a candidate there.
 pub(super) const MAX_EQ: usize = 24;
 
 /// A byte set prepared for the block backends. Each backend reports a superset of
-/// the set's members (the AVX2 one reports the set's ASCII members exactly and its lead
-/// bytes by nibble tables, `pairs.rs`); [`Scanner`] filters
-/// candidates through the set before the caller's test sees them.
+/// the set's members (the AVX2 one reports the set's ASCII members exactly and, for a
+/// refined finder, its lead bytes by the refinement's nibble tables, the AVX-512 one
+/// by its byte tables; `pairs.rs`); [`Scanner`] filters candidates through the set
+/// and the refinement's exact scalar test before the caller's test sees them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Finder {
     pub(super) set: ByteSet,
@@ -28,9 +30,13 @@ pub(crate) struct Finder {
     pub(super) eq_len: usize,
     /// Too many bytes to compare one by one: every byte is a candidate.
     pub(super) every: bool,
-    /// Non-ASCII members are lead bytes of attention code points and count only
-    /// where [`lead_may_attend`] holds (the next two bytes are tested too).
+    /// Non-ASCII members are lead bytes of [`Finder::refinement`]'s code points and
+    /// count only where [`Refinement::may_begin`] holds (the next two bytes are
+    /// tested too).
     pub(super) refined: bool,
+    /// The tables a refined finder's lead bytes are tested with (the attention
+    /// code points' unless [`Finder::refined_by`] named others).
+    pub(super) refinement: &'static Refinement,
 }
 
 impl Finder {
@@ -49,6 +55,7 @@ impl Finder {
             eq_len: 0,
             every: false,
             refined: false,
+            refinement: &ATTENTION_REFINEMENT,
         };
         let mut b = 0u8;
         loop {
@@ -79,19 +86,35 @@ impl Finder {
     }
 
     /// This finder, reporting a non-ASCII member only where it may begin an
-    /// attention code point ([`lead_may_attend`]). Unchanged when the set has
-    /// non-ASCII bytes other than attention lead bytes.
+    /// attention code point. Unchanged when the set has non-ASCII bytes other than
+    /// attention lead bytes.
     pub(crate) const fn refined(self) -> Finder {
+        self.refined_by(&ATTENTION_REFINEMENT)
+    }
+
+    /// This finder, reporting a non-ASCII member only where it may begin one of
+    /// `r`'s code points ([`Refinement::may_begin`]). Unchanged when the set has
+    /// non-ASCII bytes that begin none of them.
+    pub(crate) const fn refined_by(self, r: &'static Refinement) -> Finder {
         let mut f = self;
         let non_ascii = ByteSet([0, 0, f.set.0[2], f.set.0[3]]);
-        f.refined = non_ascii.is_subset(&ByteSet::ATTENTION);
+        if non_ascii.is_subset(&r.leads) {
+            f.refined = true;
+            f.refinement = r;
+        }
         f
     }
 
     /// Whether the byte at `i` of `bytes`, a member of the set, is reported.
     #[inline(always)]
     pub(super) fn reports(&self, bytes: &[u8], i: usize, b: u8) -> bool {
-        self.set.contains(b) && (b < 0x80 || !self.refined || lead_may_attend(bytes, i))
+        self.set.contains(b) && (b < 0x80 || !self.refined || self.refinement.may_begin(bytes, i))
+    }
+
+    /// Whether the finder is refined (for tests outside the scan).
+    #[cfg(test)]
+    pub(crate) fn is_refined(&self) -> bool {
+        self.refined
     }
 
     /// The set's ASCII members compared one by one.
@@ -325,8 +348,10 @@ pub(crate) static ATTENTION: Finder = Finder::new(ByteSet::ATTENTION).refined();
 /// Whether the byte at `i`, if it is a multi-byte attention lead byte, is followed
 /// by bytes that can make an attention code point (the first three bytes of one of
 /// [`crate::rules::ATTENTION_LEADS`]' patterns). Other bytes, and bytes whose
-/// continuation lies past the end of `bytes`, answer `true` (conservative).
-#[inline]
+/// continuation lies past the end of `bytes`, answer `true` (conservative). The
+/// scan's own test is the refinement's ([`Refinement::may_begin`]); this one, by the
+/// rules' table, is what the tests compare it with.
+#[cfg(test)]
 pub(crate) fn lead_may_attend(bytes: &[u8], i: usize) -> bool {
     use crate::rules::LEADS;
     let (Some(&b0), Some(&b1)) = (bytes.get(i), bytes.get(i.wrapping_add(1))) else {

@@ -1,144 +1,213 @@
-//! The lead refinement of the AVX2 block scan as nibble tables, and of the AVX-512
-//! one as byte tables (issue 17).
+//! The lead refinement of the block scan (issue 17; generalised for strict, issue 14):
+//! a [`Refinement`] says, for each lead byte of a set of code points, which two
+//! bytes after it can continue one of them, as exact per-byte tables for the lead,
+//! second and third byte (the AVX-512 scan's `vpermi2b`/`vpermb` lookups and the
+//! scalar confirm) and as nibble tables for the AVX2 scan.
 //!
-//! The refinement asks, for each attention lead byte of a block, whether the two
-//! bytes after it can continue one of [`ATTENTION_LEADS`]' patterns. Compared
-//! pattern by pattern it costs about a hundred vector operations per 32 bytes,
-//! and in mixed prose four blocks in ten hold a lead byte (the em dash, curly
+//! Compared pattern by pattern it costs about a hundred vector operations per 32
+//! bytes, and in mixed prose four blocks in ten hold a lead byte (the em dash, curly
 //! quotes and the ellipsis begin with `E2`). Here each group of patterns sharing
-//! their first two bytes is one bit, and a byte's bits are the AND of six 16-entry
-//! lookups — the high and low nibble of the byte and of the next two (the
-//! Keiser–Lemire shape of a UTF-8 validator): twelve shuffles for sixteen groups.
+//! their first two bytes is one bit (at most [`MAX_GROUPS`]), and a byte's bits are
+//! the AND of three byte lookups (AVX-512) or six 16-entry nibble lookups — the high
+//! and low nibble of the byte and of the next two (the Keiser–Lemire shape of a
+//! UTF-8 validator): twelve shuffles for sixteen groups (AVX2).
 //!
-//! A group's test is the product of its bytes' nibble sets, so it may answer yes
-//! for a few more triples than its patterns hold (never fewer): the scanner checks
-//! every candidate with the exact scalar test ([`super::finder::lead_may_attend`])
-//! before its caller sees it. The tables are derived at compile time from the rules.
+//! A group's byte tables are exact: its patterns share their lead and second byte
+//! ranges, so the group is the product of those and the union of the third bytes.
+//! The nibble tables test a product of nibble sets, so they may answer yes for a
+//! few more triples (never fewer): the scanner checks every candidate with the
+//! exact scalar test ([`Refinement::may_begin`]) before its caller sees it. The
+//! tables are derived at compile time: the reference's from the rules
+//! ([`ATTENTION_LEADS`]), strict's from D's generated ranges.
 
+use super::byteset::ByteSet;
+use crate::rules::{ATTENTION_LEADS, Seq};
+
+#[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
 use core::arch::x86_64::{
     __m256i, _mm256_and_si256, _mm256_broadcastsi128_si256, _mm256_cmpeq_epi8, _mm256_or_si256,
     _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
     _mm256_xor_si256,
 };
 
-use crate::rules::{ATTENTION_LEADS, Seq};
-
 /// Groups the tables hold: two 8-bit halves.
-const MAX_GROUPS: usize = 16;
+pub(crate) const MAX_GROUPS: usize = 16;
 
-/// Six nibble tables (byte `k` of a triple, high then low nibble), a group a bit.
+/// The refinement's groups by whole bytes: one 128-entry table of the lead byte (by
+/// its low seven bits, bytes 0x80 and up) and one 64-entry table of each of the next
+/// two bytes (by their low six bits, continuation bytes), a group a bit. On valid
+/// UTF-8 the two bytes after a lead byte are continuation bytes (or, after a
+/// two-byte lead, a third byte every group of such leads accepts), so the six low
+/// bits say all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct PairTables {
-    /// `nib[2 * k]` by the high nibble of byte `k`, `nib[2 * k + 1]` by the low one.
-    pub(super) nib: [[u16; 16]; 6],
-    /// Groups in use.
-    pub(super) groups: usize,
-}
-
-/// The first two bytes' ranges of a pattern: what makes a group.
-const fn same_head(a: &Seq, b: &Seq) -> bool {
-    a.lo[0] == b.lo[0] && a.hi[0] == b.hi[0] && a.lo[1] == b.lo[1] && a.hi[1] == b.hi[1]
-}
-
-/// Sets `bit` in `t[hi]` and `t[lo + 1]` for every byte of `lo..=hi` (both nibble
-/// tables of one byte position).
-#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
-const fn mark(t: &mut [[u16; 16]; 6], k: usize, lo: u8, hi: u8, bit: u16) {
-    // `k < 3`, nibbles below 16.
-    let mut b = lo as usize;
-    while b <= hi as usize {
-        t[2 * k][b >> 4] |= bit;
-        t[2 * k + 1][b & 15] |= bit;
-        b += 1;
-    }
-}
-
-/// The tables of [`ATTENTION_LEADS`]' multi-byte patterns.
-#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
-pub(super) const PAIRS: PairTables = {
-    // Indexes: groups below MAX_GROUPS (checked), byte positions below 3.
-    let seqs = ATTENTION_LEADS.as_slice();
-    let mut t = PairTables {
-        nib: [[0; 16]; 6],
-        groups: 0,
-    };
-    let mut heads = [0usize; MAX_GROUPS];
-    let mut i = 0;
-    while i < seqs.len() {
-        let s = seqs[i];
-        if s.enc_len >= 2 {
-            let mut g = 0;
-            while g < t.groups && !same_head(&seqs[heads[g]], &s) {
-                g += 1;
-            }
-            if g == t.groups {
-                assert!(t.groups < MAX_GROUPS, "pairs: raise MAX_GROUPS");
-                heads[g] = i;
-                t.groups += 1;
-            }
-            let bit = 1u16 << g;
-            mark(&mut t.nib, 0, s.lo[0], s.hi[0], bit);
-            mark(&mut t.nib, 1, s.lo[1], s.hi[1], bit);
-            if s.len >= 3 {
-                mark(&mut t.nib, 2, s.lo[2], s.hi[2], bit);
-            } else {
-                // A two-byte pattern: any third byte.
-                mark(&mut t.nib, 2, 0, 0xFF, bit);
-            }
-        }
-        i += 1;
-    }
-    t
-};
-
-impl PairTables {
-    /// Whether the triple `b0 b1 b2` passes the tables (the scalar model of
-    /// [`lead_pairs`], for tests).
-    #[cfg(test)]
-    pub(super) fn passes(&self, b: [u8; 3]) -> bool {
-        let mut acc = u16::MAX;
-        for (k, &x) in b.iter().enumerate() {
-            acc &= self.nib[2 * k][usize::from(x >> 4)] & self.nib[2 * k + 1][usize::from(x & 15)];
-        }
-        acc != 0
-    }
-}
-
-/// The tables split into byte tables: `[0]` for groups 0–7, `[1]` for groups 8–15.
-#[allow(clippy::indexing_slicing)]
-pub(super) const HALVES: [[[u8; 16]; 6]; 2] = {
-    // Indexes below 6, 16 and 2.
-    let mut h = [[[0u8; 16]; 6]; 2];
-    let mut k = 0;
-    while k < 6 {
-        let mut n = 0;
-        while n < 16 {
-            let [lo, hi] = PAIRS.nib[k][n].to_le_bytes();
-            h[0][k][n] = lo;
-            h[1][k][n] = hi;
-            n += 1;
-        }
-        k += 1;
-    }
-    h
-};
-
-/// The refinement's groups by whole bytes (issue 17), for the AVX-512 VBMI lookups
-/// of the fused pass: one 128-entry lookup of the lead byte (by its low seven bits,
-/// bytes 0x80 and up) and one 64-entry lookup of each of the next two bytes (by
-/// their low six bits, continuation bytes). A byte table is exact per byte where
-/// the nibble tables test a product of nibble sets, so a byte passes the byte
-/// tables only if it passes the nibble ones (fewer false stops). On valid UTF-8 the
-/// two bytes after a lead byte are continuation bytes (or, after a two-byte lead,
-/// a third byte every group of such leads accepts), so the six low bits say all.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct ByteTables {
+pub(crate) struct ByteTables {
     /// By lead byte minus 0x80.
     pub(super) lead: [u16; 128],
     /// By the second byte's low six bits.
     pub(super) second: [u16; 64],
     /// By the third byte's low six bits.
     pub(super) third: [u16; 64],
+}
+
+/// [`ByteTables`] split into byte tables: `[0]` for groups 0–7, `[1]` for groups
+/// 8–15; the lead table in two 64-byte halves (bytes 0x80–0xBF, 0xC0–0xFF). The
+/// AVX-512 scan loads them as vectors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ByteHalves {
+    pub(super) lead: [[[u8; 64]; 2]; 2],
+    pub(super) second: [[u8; 64]; 2],
+    pub(super) third: [[u8; 64]; 2],
+}
+
+/// Which multi-byte code points a refined finder reports at their lead byte: every
+/// view of the tables the backends use, built at compile time from one list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Refinement {
+    /// The exact per-byte tables (the scalar confirm, and the source of the rest).
+    pub(super) bytes: ByteTables,
+    /// Groups of two-byte code points: any third byte passes (also a non-continuation).
+    pub(super) any_third: u16,
+    /// Groups in use.
+    pub(super) groups: usize,
+    /// The lead bytes some group has: a finder whose non-ASCII members are all here
+    /// may be refined by these tables.
+    pub(super) leads: ByteSet,
+    /// Six nibble tables (byte `k` of a triple, high then low nibble) in two halves,
+    /// `[0]` for groups 0–7, `[1]` for 8–15 (the AVX2 scan's shuffles).
+    pub(super) nibbles: [[[u8; 16]; 6]; 2],
+    /// The byte tables by halves (the AVX-512 scan's permutes).
+    pub(super) halves: ByteHalves,
+}
+
+/// A refinement being built: the byte tables and the groups' heads.
+struct Builder {
+    bytes: ByteTables,
+    any_third: u16,
+    groups: usize,
+    /// Lead and second byte range of each group (lo0, hi0, lo1, hi1).
+    heads: [[u8; 4]; MAX_GROUPS],
+}
+
+impl Builder {
+    const fn new() -> Builder {
+        Builder {
+            bytes: ByteTables {
+                lead: [0; 128],
+                second: [0; 64],
+                third: [0; 64],
+            },
+            any_third: 0,
+            groups: 0,
+            heads: [[0; 4]; MAX_GROUPS],
+        }
+    }
+
+    /// Adds the code points whose lead byte is in `lo0..=hi0`, second byte in
+    /// `lo1..=hi1` and (`third`: `Some`) third byte in `lo2..=hi2`, or any third byte
+    /// (`None`: two-byte code points).
+    #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+    const fn add(&mut self, head: [u8; 4], third: Option<(u8, u8)>) {
+        // Indexes: groups below MAX_GROUPS (checked), bytes masked below the tables'
+        // lengths; evaluated at compile time only.
+        let [lo0, hi0, lo1, hi1] = head;
+        assert!(lo0 >= 0xC2, "pairs: a lead byte below 0xC2");
+        assert!(
+            lo1 >= 0x80 && hi1 <= 0xBF,
+            "pairs: a second byte that is not a continuation"
+        );
+        let mut g = 0;
+        while g < self.groups {
+            let h = self.heads[g];
+            if h[0] == lo0 && h[1] == hi0 && h[2] == lo1 && h[3] == hi1 {
+                break;
+            }
+            g += 1;
+        }
+        if g == self.groups {
+            assert!(self.groups < MAX_GROUPS, "pairs: raise MAX_GROUPS");
+            self.heads[g] = head;
+            self.groups += 1;
+        }
+        let bit = 1u16 << g;
+        mark_bytes(&mut self.bytes.lead, lo0, hi0, bit);
+        mark_bytes(&mut self.bytes.second, lo1, hi1, bit);
+        match third {
+            Some((lo2, hi2)) => {
+                assert!(
+                    lo2 >= 0x80 && hi2 <= 0xBF,
+                    "pairs: a third byte that is not a continuation"
+                );
+                assert!(lo0 >= 0xE0, "pairs: a third byte after a two-byte lead");
+                mark_bytes(&mut self.bytes.third, lo2, hi2, bit);
+            }
+            None => {
+                assert!(lo0 < 0xE0, "pairs: no third byte after a longer lead");
+                mark_bytes(&mut self.bytes.third, 0, 63, bit);
+                self.any_third |= bit;
+            }
+        }
+    }
+
+    /// The other views of the tables.
+    #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+    const fn finish(self) -> Refinement {
+        // Indexes: bytes below 256 masked or shifted below 16, 64 and 128.
+        let t = &self.bytes;
+        let mut nib = [[0u16; 16]; 6];
+        let mut leads = ByteSet::EMPTY;
+        let mut b = 0x80usize;
+        while b < 256 {
+            let g = t.lead[b & 0x7F];
+            if g != 0 {
+                leads = leads.with(b as u8);
+            }
+            nib[0][b >> 4] |= g;
+            nib[1][b & 15] |= g;
+            // Second and third bytes are continuations (their low six bits index the
+            // byte tables), but a two-byte group's third byte may be any byte.
+            if b < 0xC0 {
+                let s = t.second[b & 63];
+                nib[2][b >> 4] |= s;
+                nib[3][b & 15] |= s;
+                let u = t.third[b & 63] & !self.any_third;
+                nib[4][b >> 4] |= u;
+                nib[5][b & 15] |= u;
+            }
+            b += 1;
+        }
+        let mut n = 0;
+        while n < 16 {
+            nib[4][n] |= self.any_third;
+            nib[5][n] |= self.any_third;
+            n += 1;
+        }
+        let mut nibbles = [[[0u8; 16]; 6]; 2];
+        let mut k = 0;
+        while k < 6 {
+            let mut n = 0;
+            while n < 16 {
+                let [lo, hi] = nib[k][n].to_le_bytes();
+                nibbles[0][k][n] = lo;
+                nibbles[1][k][n] = hi;
+                n += 1;
+            }
+            k += 1;
+        }
+        let [[s0], [s1]] = split::<64, 1>(&t.second);
+        let [[t0], [t1]] = split::<64, 1>(&t.third);
+        Refinement {
+            bytes: self.bytes,
+            any_third: self.any_third,
+            groups: self.groups,
+            leads,
+            nibbles,
+            halves: ByteHalves {
+                lead: split::<128, 2>(&t.lead),
+                second: [s0, s1],
+                third: [t0, t1],
+            },
+        }
+    }
 }
 
 /// Sets `bit` in `t[b & mask]` for every byte `b` of `lo..=hi`.
@@ -150,80 +219,6 @@ const fn mark_bytes<const N: usize>(t: &mut [u16; N], lo: u8, hi: u8, bit: u16) 
         t[b & (N - 1)] |= bit;
         b += 1;
     }
-}
-
-/// [`ByteTables`] of [`ATTENTION_LEADS`]' multi-byte patterns, the groups of
-/// [`PAIRS`].
-#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
-pub(super) const BYTES: ByteTables = {
-    // Indexes: groups below MAX_GROUPS (as in PAIRS), byte positions below 3.
-    let seqs = ATTENTION_LEADS.as_slice();
-    let mut t = ByteTables {
-        lead: [0; 128],
-        second: [0; 64],
-        third: [0; 64],
-    };
-    let mut heads = [0usize; MAX_GROUPS];
-    let mut groups = 0;
-    let mut i = 0;
-    while i < seqs.len() {
-        let s = seqs[i];
-        if s.enc_len >= 2 {
-            assert!(s.lo[0] >= 0xC2, "pairs: a lead byte below 0xC2");
-            assert!(
-                s.lo[1] >= 0x80 && s.hi[1] <= 0xBF,
-                "pairs: a second byte that is not a continuation"
-            );
-            let mut g = 0;
-            while g < groups && !same_head(&seqs[heads[g]], &s) {
-                g += 1;
-            }
-            if g == groups {
-                assert!(groups < MAX_GROUPS, "pairs: raise MAX_GROUPS");
-                heads[g] = i;
-                groups += 1;
-            }
-            let bit = 1u16 << g;
-            mark_bytes(&mut t.lead, s.lo[0], s.hi[0], bit);
-            mark_bytes(&mut t.second, s.lo[1], s.hi[1], bit);
-            if s.len >= 3 {
-                assert!(
-                    s.lo[2] >= 0x80 && s.hi[2] <= 0xBF,
-                    "pairs: a third byte that is not a continuation"
-                );
-                mark_bytes(&mut t.third, s.lo[2], s.hi[2], bit);
-            } else {
-                mark_bytes(&mut t.third, 0, 63, bit);
-            }
-        }
-        i += 1;
-    }
-    assert!(
-        groups == PAIRS.groups,
-        "pairs: the byte tables' groups are PAIRS'"
-    );
-    t
-};
-
-impl ByteTables {
-    /// Whether the lead byte `b[0]` (0x80 and up) and the two bytes after it pass
-    /// (the scalar model of the fused pass's lookups, for tests).
-    #[cfg(test)]
-    pub(super) fn passes(&self, b: [u8; 3]) -> bool {
-        self.lead[usize::from(b[0] & 0x7F)]
-            & self.second[usize::from(b[1] & 0x3F)]
-            & self.third[usize::from(b[2] & 0x3F)]
-            != 0
-    }
-}
-
-/// [`BYTES`] split into byte tables: `[0]` for groups 0–7, `[1]` for groups 8–15;
-/// the lead table in two 64-byte halves (bytes 0x80–0xBF, 0xC0–0xFF).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct ByteHalves {
-    pub(super) lead: [[[u8; 64]; 2]; 2],
-    pub(super) second: [[u8; 64]; 2],
-    pub(super) third: [[u8; 64]; 2],
 }
 
 /// The low (`[0]`) and high (`[1]`) bytes of `t`, in 64-byte rows.
@@ -242,19 +237,140 @@ const fn split<const N: usize, const ROWS: usize>(t: &[u16; N]) -> [[[u8; 64]; R
     out
 }
 
-/// [`BYTES`] by halves: a `static`, so the vector code loads the rows where they
-/// are rather than from a copy of a constant.
-pub(super) static BYTE_HALVES: ByteHalves = {
-    let [[s0], [s1]] = split::<64, 1>(&BYTES.second);
-    let [[t0], [t1]] = split::<64, 1>(&BYTES.third);
-    ByteHalves {
-        lead: split::<128, 2>(&BYTES.lead),
-        second: [s0, s1],
-        third: [t0, t1],
+/// A continuation byte carrying the low six bits of `x`.
+const fn c(x: u32) -> u8 {
+    (0x80 | (x & 0x3F)) as u8
+}
+
+/// The UTF-8 bytes of `cp` (a scalar value of two bytes or more) and its length.
+#[allow(clippy::arithmetic_side_effects)]
+const fn encode(cp: u32) -> ([u8; 4], usize) {
+    // Each byte is masked to its payload; the shifts are below 32.
+    if cp < 0x800 {
+        ([(0xC0 | (cp >> 6)) as u8, c(cp), 0, 0], 2)
+    } else if cp < 0x1_0000 {
+        ([(0xE0 | (cp >> 12)) as u8, c(cp >> 6), c(cp), 0], 3)
+    } else {
+        (
+            [(0xF0 | (cp >> 18)) as u8, c(cp >> 12), c(cp >> 6), c(cp)],
+            4,
+        )
     }
-};
+}
+
+impl Refinement {
+    /// The refinement of `seqs`' multi-byte patterns (each truncated to its first
+    /// three bytes or fewer): a group per lead and second byte range.
+    #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+    pub(crate) const fn of_seqs(seqs: &[Seq]) -> Refinement {
+        // Index `i < seqs.len()`, byte positions below 3 of a pattern's 4.
+        let mut t = Builder::new();
+        let mut i = 0;
+        while i < seqs.len() {
+            let s = seqs[i];
+            i += 1;
+            if s.enc_len < 2 {
+                continue;
+            }
+            let third = if s.len >= 3 {
+                Some((s.lo[2], s.hi[2]))
+            } else {
+                None
+            };
+            t.add([s.lo[0], s.hi[0], s.lo[1], s.hi[1]], third);
+        }
+        t.finish()
+    }
+
+    /// The refinement of the multi-byte code points of `ranges` (inclusive, any
+    /// order): a group per lead and second byte, exact to the third.
+    #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+    pub(crate) const fn of_ranges(ranges: &[(u32, u32)]) -> Refinement {
+        // Index `r < ranges.len()`; `cp <= hi` is a scalar value below 2^21.
+        let mut t = Builder::new();
+        let mut r = 0;
+        while r < ranges.len() {
+            let (lo, hi) = ranges[r];
+            r += 1;
+            let mut cp = if lo < 0x80 { 0x80 } else { lo };
+            while cp <= hi {
+                if !(cp >= 0xD800 && cp <= 0xDFFF) {
+                    let (e, len) = encode(cp);
+                    let third = if len >= 3 { Some((e[2], e[2])) } else { None };
+                    t.add([e[0], e[0], e[1], e[1]], third);
+                }
+                cp += 1;
+            }
+        }
+        t.finish()
+    }
+
+    /// Whether the non-ASCII byte at `i` of `bytes` and the two after it pass the
+    /// tables: the scalar confirm of a refined finder, exact on UTF-8 (a byte whose
+    /// continuation lies past the end of `bytes`, or that has no group, answers
+    /// `true`: conservative; a lead followed by a non-continuation, `false`).
+    #[inline]
+    pub(crate) fn may_begin(&self, bytes: &[u8], i: usize) -> bool {
+        let (Some(&b0), Some(&b1)) = (bytes.get(i), bytes.get(i.wrapping_add(1))) else {
+            return true;
+        };
+        let t = &self.bytes;
+        let lead = t
+            .lead
+            .get(usize::from(b0 & 0x7F))
+            .copied()
+            .unwrap_or(u16::MAX);
+        if lead == 0 || b0 < 0x80 {
+            return true;
+        }
+        let is_cont = |b: u8| b & 0xC0 == 0x80;
+        if !is_cont(b1) {
+            return false;
+        }
+        let g = lead & t.second.get(usize::from(b1 & 0x3F)).copied().unwrap_or(0);
+        match bytes.get(i.wrapping_add(2)) {
+            Some(&b2) if is_cont(b2) => {
+                g & t.third.get(usize::from(b2 & 0x3F)).copied().unwrap_or(0) != 0
+            }
+            Some(_) => g & self.any_third != 0,
+            None => g != 0,
+        }
+    }
+
+    /// Whether the triple `b0 b1 b2` passes the byte tables (the scalar model of the
+    /// AVX-512 lookups, for tests).
+    #[cfg(test)]
+    pub(super) fn passes_bytes(&self, b: [u8; 3]) -> bool {
+        let t = &self.bytes;
+        t.lead[usize::from(b[0] & 0x7F)]
+            & t.second[usize::from(b[1] & 0x3F)]
+            & t.third[usize::from(b[2] & 0x3F)]
+            != 0
+    }
+
+    /// Whether the triple passes the nibble tables (the scalar model of
+    /// [`lead_pairs`], for tests).
+    #[cfg(test)]
+    pub(super) fn passes_nibbles(&self, b: [u8; 3]) -> bool {
+        let mut any = false;
+        for half in &self.nibbles {
+            let mut acc = u8::MAX;
+            for (k, &x) in b.iter().enumerate() {
+                acc &= half[2 * k][usize::from(x >> 4)] & half[2 * k + 1][usize::from(x & 15)];
+            }
+            any |= acc != 0;
+        }
+        any
+    }
+}
+
+/// The reference's refinement: the multi-byte attention code points (controls,
+/// table members, variation selectors) by their first three bytes.
+pub(crate) static ATTENTION_REFINEMENT: Refinement =
+    Refinement::of_seqs(ATTENTION_LEADS.as_slice());
 
 /// The AND of one half's six lookups.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
 #[inline]
 #[target_feature(enable = "avx2")]
 fn lookups(nibbles: &[__m256i; 6], tables: &[[u8; 16]; 6]) -> __m256i {
@@ -267,18 +383,19 @@ fn lookups(nibbles: &[__m256i; 6], tables: &[[u8; 16]; 6]) -> __m256i {
 }
 
 /// 0xFF where byte `v` and its next bytes `s`, `t` (the same lanes of the vectors
-/// loaded one and two bytes further) may begin a multi-byte attention code point:
-/// a superset of the patterns (see the module's text), 0 for every ASCII byte.
+/// loaded one and two bytes further) may begin a multi-byte code point of `r`: a
+/// superset of its groups (see the module's text), 0 for every ASCII byte.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
 #[inline]
 #[target_feature(enable = "avx2")]
-pub(super) fn lead_pairs(v: __m256i, s: __m256i, t: __m256i) -> __m256i {
+pub(super) fn lead_pairs(v: __m256i, s: __m256i, t: __m256i, r: &Refinement) -> __m256i {
     let low = _mm256_set1_epi8(0x0F);
     let hi = |x: __m256i| _mm256_and_si256(_mm256_srli_epi16::<4>(x), low);
     let lo = |x: __m256i| _mm256_and_si256(x, low);
     let nibbles = [hi(v), lo(v), hi(s), lo(s), hi(t), lo(t)];
-    let [low_groups, high_groups] = &HALVES;
+    let [low_groups, high_groups] = &r.nibbles;
     let mut any = lookups(&nibbles, low_groups);
-    if const { PAIRS.groups > 8 } {
+    if r.groups > 8 {
         any = _mm256_or_si256(any, lookups(&nibbles, high_groups));
     }
     let zero = _mm256_setzero_si256();
@@ -287,73 +404,183 @@ pub(super) fn lead_pairs(v: __m256i, s: __m256i, t: __m256i) -> __m256i {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::scan::finder::lead_may_attend;
 
-    #[test]
-    fn the_byte_tables_pass_fewer_triples_than_the_nibble_ones_and_every_pattern() {
-        for b0 in 0x80..=255u8 {
+    /// The refinement's byte tables and scalar test are exact on well-formed
+    /// triples, the nibble tables a superset, and ASCII never passes.
+    pub(crate) fn refinement_is_exact(r: &Refinement, ranges: &[(u32, u32)]) {
+        // The exact answers by lead and second byte (a third-byte bitmap), once.
+        let mut want = std::vec![[0u64; 64]; 128];
+        for &(lo, hi) in ranges {
+            for c in (lo.max(0x80)..=hi).filter_map(char::from_u32) {
+                let mut buf = [0u8; 4];
+                let e = c.encode_utf8(&mut buf).as_bytes();
+                let third = if e.len() == 2 {
+                    u64::MAX
+                } else {
+                    1 << (e[2] & 63)
+                };
+                want[usize::from(e[0] & 0x7F)][usize::from(e[1] & 63)] |= third;
+            }
+        }
+        for b0 in 0..=255u8 {
             for b1 in 0..=255u8 {
                 for b2 in 0..=255u8 {
                     let b = [b0, b1, b2];
-                    let passes = BYTES.passes(b);
-                    // A superset of the exact test on any input (the block scan
-                    // runs it on text, but the claim holds without that).
-                    if crate::rules::is_attention_lead(b0) && lead_may_attend(&b, 0) {
-                        assert!(passes, "{b:02X?}");
-                    }
-                    if !(0x80..0xC0).contains(&b1) {
+                    if b0 < 0x80 {
+                        assert!(!r.passes_nibbles(b), "{b:02X?}");
                         continue;
                     }
-                    // A valid sequence's third byte: a continuation, or anything
-                    // after a two-byte lead.
-                    let valid = (0x80..0xC0).contains(&b2) || (0xC2..0xE0).contains(&b0);
-                    if valid && passes {
-                        assert!(PAIRS.passes(b), "{b:02X?}");
+                    let two = (0xC2..0xE0).contains(&b0);
+                    let cont = |x: u8| (0x80..0xC0).contains(&x);
+                    let well_formed = (0xC2..0xF5).contains(&b0) && cont(b1) && (two || cont(b2));
+                    let exact = well_formed
+                        && want[usize::from(b0 & 0x7F)][usize::from(b1 & 63)] >> (b2 & 63) & 1 != 0;
+                    if well_formed {
+                        assert_eq!(r.passes_bytes(b), exact, "{b:02X?}");
+                        // A byte no group has is not refined: conservative.
+                        let scalar = exact || !r.leads.contains(b0);
+                        assert_eq!(r.may_begin(&b, 0), scalar, "{b:02X?}");
                     }
-                    if valid && crate::rules::is_attention_lead(b0) && lead_may_attend(&b, 0) {
-                        assert!(passes, "{b:02X?}");
+                    if exact {
+                        assert!(r.passes_nibbles(b), "{b:02X?}");
+                    }
+                    // Without a third byte: whether some third byte could pass.
+                    if well_formed && b2 == 0x80 && r.leads.contains(b0) {
+                        let some = want[usize::from(b0 & 0x7F)][usize::from(b1 & 63)] != 0;
+                        assert_eq!(r.may_begin(&b[..2], 0), some, "{b:02X?}");
                     }
                 }
             }
         }
-        for s in ["—", "–", "’", "“", "”", "…", "€", "é", "中", "°", "™", "→"]
-        {
+        // The leads are exactly the lead bytes of the set's multi-byte code points.
+        for b0 in 0x80..=255u8 {
+            let any = want[usize::from(b0 & 0x7F)].iter().any(|&w| w != 0);
+            assert_eq!(r.leads.contains(b0), any, "{b0:02X}");
+        }
+    }
+
+    /// D (strict's drop set) and the attention set, as ranges.
+    fn attention_ranges() -> std::vec::Vec<(u32, u32)> {
+        let mut out: std::vec::Vec<(u32, u32)> = std::vec::Vec::new();
+        for c in '\u{80}'..=char::MAX {
+            if crate::scan::needs_attention(c) {
+                let cp = u32::from(c);
+                match out.last_mut() {
+                    Some(last) if last.1 + 1 == cp => last.1 = cp,
+                    _ => out.push((cp, cp)),
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_attention_refinement_is_exact_and_is_lead_may_attend() {
+        let r = &ATTENTION_REFINEMENT;
+        refinement_is_exact(r, &attention_ranges());
+        // The scalar test is the rules' table on every triple and every short slice.
+        for b0 in 0x80..=255u8 {
+            if !crate::rules::is_attention_lead(b0) {
+                continue;
+            }
+            for b1 in 0..=255u8 {
+                assert_eq!(r.may_begin(&[b0, b1], 0), lead_may_attend(&[b0, b1], 0));
+                for b2 in 0..=255u8 {
+                    let b = [b0, b1, b2];
+                    assert_eq!(r.may_begin(&b, 0), lead_may_attend(&b, 0), "{b:02X?}");
+                }
+            }
+            assert_eq!(r.may_begin(&[b0], 0), lead_may_attend(&[b0], 0));
+        }
+    }
+
+    #[test]
+    fn common_prose_punctuation_passes_neither_refinement() {
+        let d = SHAPES_REFINEMENT;
+        for s in [
+            "—", "–", "’", "“", "”", "…", "€", "é", "中", "°", "™", "→", "\u{A0}", "😀",
+        ] {
             let e = s.as_bytes();
             let mut b = [0x80u8; 3];
             for (d, &x) in b.iter_mut().zip(e) {
                 *d = x;
             }
-            assert!(!BYTES.passes(b), "{s}");
+            for r in [&ATTENTION_REFINEMENT, &d] {
+                assert!(!r.passes_bytes(b), "{s}");
+                assert!(!r.passes_nibbles(b), "{s}");
+                assert!(!r.may_begin(e, 0) || !r.leads.contains(e[0]), "{s}");
+            }
         }
     }
 
-    #[test]
-    fn the_tables_are_a_superset_of_the_patterns_and_ascii_never_passes() {
-        for b0 in 0..=255u8 {
-            for b1 in 0..=255u8 {
-                for b2 in 0..=255u8 {
-                    let b = [b0, b1, b2];
-                    let passes = PAIRS.passes(b);
-                    if b0 < 0x80 {
-                        assert!(!passes, "{b:02X?}");
-                    }
-                    if b0 >= 0x80 && crate::rules::is_attention_lead(b0) && lead_may_attend(&b, 0) {
-                        assert!(passes, "{b:02X?}");
-                    }
-                }
+    /// Every position a refined finder reports, by repeated scans on one backend.
+    fn scanned(
+        bytes: &[u8],
+        f: &crate::scan::Finder,
+        blocks: crate::scan::backend::Blocks,
+    ) -> std::vec::Vec<usize> {
+        let mut out = std::vec::Vec::new();
+        let mut scanner = crate::scan::Scanner::with_blocks(f, blocks);
+        let mut at = 0;
+        loop {
+            at = scanner.next(bytes, at, |_, _| true);
+            if at >= bytes.len() {
+                return out;
             }
+            out.push(at);
+            at += 1;
         }
-        // The common non-attention punctuation of prose does not pass.
-        for s in ["—", "–", "’", "“", "”", "…", "€", "é", "中", "°", "™", "→"]
-        {
-            let e = s.as_bytes();
-            let mut b = [0u8; 3];
-            for (d, &x) in b.iter_mut().zip(e) {
-                *d = x;
+    }
+
+    /// Whether a finder of `set` refined by `r` stops where its exact test says, on
+    /// every backend (`bytes` need not be UTF-8).
+    pub(crate) fn refined_scans_agree(bytes: &[u8], set: ByteSet, r: &'static Refinement) {
+        let f = crate::scan::Finder::new(set).refined_by(r);
+        assert!(f.refined);
+        let naive: std::vec::Vec<usize> = (0..bytes.len())
+            .filter(|&i| set.contains(bytes[i]) && (bytes[i] < 0x80 || r.may_begin(bytes, i)))
+            .collect();
+        for blocks in crate::scan::backend::Blocks::available() {
+            assert_eq!(scanned(bytes, &f, blocks), naive, "{blocks:?} {bytes:02X?}");
+        }
+    }
+
+    /// A set like D's shapes (two-, three- and four-byte members, several groups to
+    /// a lead byte, sixteen groups), to test the scans on their own.
+    static SHAPES: [(u32, u32); 8] = [
+        (0xAD, 0xAD),
+        (0x115F, 0x1160),
+        (0x180B, 0x180F),
+        (0x200B, 0x200F),
+        (0x202A, 0x202E),
+        (0xFE00, 0xFE0F),
+        (0x1D173, 0x1D17A),
+        (0xE0000, 0xE0FFF),
+    ];
+    static SHAPES_REFINEMENT: Refinement = Refinement::of_ranges(&SHAPES);
+
+    #[test]
+    fn a_refinement_of_ranges_is_exact() {
+        refinement_is_exact(&SHAPES_REFINEMENT, &SHAPES);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn refined_backends_agree_on_lead_byte_soup(
+            bytes in proptest::collection::vec(proptest::sample::select(std::vec![
+                0xC2u8, 0xE1, 0xE2, 0xEF, 0xF0, 0xF3, 0x80, 0x81, 0x85, 0x8B, 0x8F, 0x94,
+                0x9D, 0xA0, 0xAD, 0xAE, 0xB3, 0xB8, 0xBF, b'a', b':',
+            ]), 0..400),
+            with_ascii in proptest::bool::ANY,
+        ) {
+            let mut set = ByteSet::EMPTY.with(0xC2).with(0xE1).with(0xE2).with(0xEF).with(0xF0).with(0xF3);
+            if with_ascii {
+                set = set.with(b':');
             }
-            assert!(!PAIRS.passes(b), "{s}");
+            refined_scans_agree(&bytes, set, &SHAPES_REFINEMENT);
         }
     }
 }

@@ -354,11 +354,11 @@ unsafe fn avx2_blocks_unchecked(data: &[u8], whole: usize, f: &Finder) -> Option
                     // Keep ASCII members, and non-ASCII ones whose pair passes.
                     let keep_a = _mm256_or_si256(
                         _mm256_cmpgt_epi8(va, minus_one),
-                        pairs::lead_pairs(va, sa, ta),
+                        pairs::lead_pairs(va, sa, ta, f.refinement),
                     );
                     let keep_b = _mm256_or_si256(
                         _mm256_cmpgt_epi8(vb, minus_one),
-                        pairs::lead_pairs(vb, sb, tb),
+                        pairs::lead_pairs(vb, sb, tb, f.refinement),
                     );
                     ha = _mm256_and_si256(ha, keep_a);
                     hb = _mm256_and_si256(hb, keep_b);

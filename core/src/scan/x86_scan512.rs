@@ -18,7 +18,7 @@ use core::arch::x86_64::{
 
 use super::Finder;
 use super::finder::Recorded;
-use super::pairs::{BYTE_HALVES, ByteHalves, PAIRS};
+use super::pairs::{ByteHalves, Refinement};
 use super::x86::{Vbmi2, table};
 use super::x86_utf8::{BEFORE, Tables, block_errors};
 
@@ -45,14 +45,21 @@ fn lanes(t: [u8; 16]) -> __m512i {
 }
 
 /// Bit `i` set where lead byte `i` of `v` and the same bytes of `s`, `u` (loaded one
-/// and two bytes further) pass the lead refinement's byte tables ([`BYTE_HALVES`]):
-/// the lead by its low seven bits, the next two by their low six. Meaningful for
-/// non-ASCII bytes of `v` only. A superset of the exact test (`lead_may_attend`) on
-/// any input: where that test passes, the next bytes are continuation bytes, which
-/// their low six bits name exactly.
+/// and two bytes further) pass the lead refinement's byte tables
+/// ([`Refinement::halves`], `groups` of them in use): the lead by its low seven bits,
+/// the next two by their low six. Meaningful for non-ASCII bytes of `v` only. A
+/// superset of the exact test (`Refinement::may_begin`) on any input: where that
+/// test passes, the next bytes are continuation bytes, which their low six bits name
+/// exactly (or a two-byte lead's third byte, which its groups accept whatever it is).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-fn lead_bytes64(v: __m512i, s: __m512i, u: __m512i, halves: &[HalfTables; 2]) -> u64 {
+fn lead_bytes64(
+    v: __m512i,
+    s: __m512i,
+    u: __m512i,
+    halves: &[HalfTables; 2],
+    groups: usize,
+) -> u64 {
     let lookups = |h: &HalfTables| {
         let lead = _mm512_permutex2var_epi8(h.lead_lo, v, h.lead_hi);
         let second = _mm512_permutexvar_epi8(s, h.second);
@@ -62,7 +69,7 @@ fn lead_bytes64(v: __m512i, s: __m512i, u: __m512i, halves: &[HalfTables; 2]) ->
     };
     let [low_groups, high_groups] = halves;
     let mut any = lookups(low_groups);
-    if const { PAIRS.groups > 8 } {
+    if groups > 8 {
         any = _mm512_or_si512(any, lookups(high_groups));
     }
     _mm512_test_epi8_mask(any, any)
@@ -78,7 +85,8 @@ unsafe fn avx512_blocks_unchecked(data: &[u8], whole: usize, f: &Finder) -> Opti
     let lo = lanes(f.lo);
     let hi = lanes(f.hi);
     let bits = lanes([1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128]);
-    let halves = half_tables();
+    let halves = half_tables(f.refinement);
+    let groups = f.refinement.groups;
     let ahead = if f.refined { 2 } else { 0 };
     let ascii_members = f.controls || f.eq_len > 0 || f.every;
     // The candidates of the block at `w` (64 bytes, and 2 more for a refined
@@ -108,7 +116,7 @@ unsafe fn avx512_blocks_unchecked(data: &[u8], whole: usize, f: &Finder) -> Opti
                 )
             };
             // Keep ASCII members, and non-ASCII ones whose triple passes.
-            mask &= !_mm512_movepi8_mask(v) | lead_bytes64(v, s, u, &halves);
+            mask &= !_mm512_movepi8_mask(v) | lead_bytes64(v, s, u, &halves, groups);
         }
         mask
     };
@@ -172,7 +180,7 @@ const AFTER: usize = 2;
 /// ASCII in prose and almost always in ASCII text (a branch that predicts well).
 const GROUP: usize = 4 * 64;
 
-/// One half (eight groups) of [`BYTES`] as byte vectors.
+/// One half (eight groups) of a refinement's byte tables as byte vectors.
 struct HalfTables {
     lead_lo: __m512i,
     lead_hi: __m512i,
@@ -186,6 +194,7 @@ struct ScanTables {
     hi: __m512i,
     bits: __m512i,
     halves: [HalfTables; 2],
+    groups: usize,
 }
 
 /// 64 table bytes as a vector.
@@ -196,15 +205,15 @@ fn vector(t: &[u8; 64]) -> __m512i {
     unsafe { _mm512_loadu_si512(t.as_ptr().cast()) }
 }
 
-/// Both halves (groups 0–7, 8–15) of the byte tables as vectors.
+/// Both halves (groups 0–7, 8–15) of `r`'s byte tables as vectors.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn half_tables() -> [HalfTables; 2] {
+fn half_tables(r: &Refinement) -> [HalfTables; 2] {
     let ByteHalves {
         lead: [[l0, h0], [l1, h1]],
         second: [s0, s1],
         third: [t0, t1],
-    } = &BYTE_HALVES;
+    } = &r.halves;
     [
         HalfTables {
             lead_lo: vector(l0),
@@ -236,7 +245,7 @@ struct Fused {
 /// load shared), records the blocks with `f`'s candidates in `rec` (issue 17: the
 /// CLI's strip validated a chunk, then scanned it again). Blocks start at offset 0;
 /// a lead byte is a candidate when it is in `f`'s set and it and the two bytes after
-/// it pass the byte tables of the lead refinement ([`BYTES`]: exact per byte, so
+/// it pass the byte tables of its refinement (exact per byte, so
 /// the em dash, quotes and the ellipsis do not stop the scan); bits past the end
 /// are cleared. When the list fills, recording stops there
 /// ([`Recorded::covered`]) and the rest is only validated. Returns whether `bytes`
@@ -290,7 +299,7 @@ unsafe fn fused_block<const LEADS_ONLY: bool>(p: *const u8, t: &Tables, st: &Sca
         )
     };
     let non_ascii = _mm512_movepi8_mask(v);
-    let leads = lead_bytes64(v, s, u, &st.halves);
+    let leads = lead_bytes64(v, s, u, &st.halves, st.groups);
     if LEADS_ONLY {
         // The lead tables hold only the set's lead bytes: no membership test.
         return Fused {
@@ -350,7 +359,8 @@ fn scan_tables(f: &Finder) -> ScanTables {
         lo: lanes(f.lo),
         hi: lanes(f.hi),
         bits: lanes([1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128]),
-        halves: half_tables(),
+        halves: half_tables(f.refinement),
+        groups: f.refinement.groups,
     }
 }
 

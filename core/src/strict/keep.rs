@@ -13,7 +13,7 @@ use super::class::{
     in_drop_set_fast, is_inert, is_keepable, is_keycap_base, is_text_base, is_virama, joining_type,
 };
 use super::dense::drop_dense;
-use crate::scan::{Backend, ByteSet, Finder, Scanner};
+use crate::scan::{Backend, ByteSet, Finder, Refinement, Scanner};
 
 /// The most transparent (Joining_Type T) code points RFC 5892 A.1's context may span on
 /// either side of a ZWNJ; a longer run breaks it (no script needs more, and the
@@ -524,8 +524,15 @@ impl Keeper {
     }
 }
 
-/// Lead bytes of members of D, for the block scan.
-static DROP_FINDER: Finder = Finder::new(DROP_LEAD_SET);
+/// Lead bytes of members of D, for the block scan, refined by D's own tables: a lead
+/// byte is a candidate only where its next two bytes are those of a member, so the
+/// E2 of an em dash, a curly quote or an ellipsis (General Punctuation, like ZWSP
+/// and the bidi controls) does not stop the scan, and a block of prose holding only
+/// such code points stays inside the block loop.
+static DROP_FINDER: Finder = Finder::new(DROP_LEAD_SET).refined_by(&DROP_REFINEMENT);
+
+/// D's multi-byte members by their first three bytes.
+static DROP_REFINEMENT: Refinement = Refinement::of_ranges(&super::tables::DROP);
 
 /// [`DROP_LEADS`] as a byte set.
 // Const evaluation: `b as usize` is below 256; a slip fails the build.
@@ -1030,27 +1037,204 @@ mod stop_tests {
     }
 
     #[test]
+    fn the_drop_finder_is_refined_by_d() {
+        assert!(DROP_FINDER.is_refined());
+        // The tables are exact for D's members' first three bytes.
+        crate::scan::refinement_tests::refinement_is_exact(
+            &DROP_REFINEMENT,
+            &super::super::tables::DROP,
+        );
+        // The punctuation of prose that shares D's lead bytes passes.
+        for s in [
+            "\u{2014}",
+            "\u{2013}",
+            "\u{2019}",
+            "\u{201C}",
+            "\u{2026}",
+            "\u{20AC}",
+            "\u{A0}",
+            "\u{B0}",
+            "\u{2122}",
+            "\u{1F600}",
+            "\u{FE10}",
+        ] {
+            assert!(!DROP_REFINEMENT.may_begin(s.as_bytes(), 0), "{s}");
+        }
+    }
+
+    /// Lengths that put the code point at `off` before the end of the text, across
+    /// the block scan's two-byte look-ahead past its last whole block, and far from
+    /// it; 0: the short loop.
+    fn lengths(off: usize) -> [usize; 6] {
+        [off + 70, 0, 64, 65, 66, 67]
+    }
+
+    #[test]
+    fn every_member_of_d_at_the_end_of_a_text() {
+        let members: Vec<char> = (0..=0x10_FFFFu32)
+            .filter_map(char::from_u32)
+            .filter(|&c| in_drop_set(c))
+            .collect();
+        for backend in Backend::all() {
+            for &c in &members {
+                for off in [0, 1, 2, 30, 31, 32, 33, 59, 60, 61, 62, 63] {
+                    for len in lengths(off) {
+                        let text = text_with(off, c, len);
+                        assert_eq!(
+                            first_drop(&text, backend),
+                            off,
+                            "{:X} at {off}",
+                            u32::from(c)
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn code_points_sharing_a_lead_with_d_are_passed() {
         let mut passed = 0usize;
-        for c in (0x80..0x1_0000u32).filter_map(char::from_u32) {
+        for c in (0x80..=0x10_FFFFu32).filter_map(char::from_u32) {
             let mut buf = [0u8; 4];
             let lead = c.encode_utf8(&mut buf).as_bytes()[0];
             if !DROP_LEADS[usize::from(lead)] || in_drop_set(c) {
                 continue;
             }
             passed += 1;
-            for off in [0, 62] {
-                for len in [off + 70, 0] {
-                    let text = text_with(off, c, len);
-                    assert_eq!(
-                        first_drop(&text, Backend::best()),
-                        text.len(),
-                        "{:X}",
-                        u32::from(c)
-                    );
+            // Every offset of a block for some, the block's edges for all.
+            let offsets: &[usize] = if passed.is_multiple_of(61) {
+                &[
+                    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                    22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41,
+                    42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61,
+                    62, 63,
+                ]
+            } else {
+                &[0, 31, 61, 62, 63]
+            };
+            for backend in Backend::all() {
+                for &off in offsets {
+                    for len in lengths(off) {
+                        let text = text_with(off, c, len);
+                        assert_eq!(
+                            first_drop(&text, backend),
+                            text.len(),
+                            "{:X} at {off}",
+                            u32::from(c)
+                        );
+                    }
                 }
             }
         }
         assert!(passed > 4 * 4096 - 1024, "{passed}");
+    }
+
+    /// Code points a random text is made of: ASCII, members of D of every lead, and
+    /// code points sharing a lead (and often a second byte) with them.
+    const PARTS: [&str; 40] = [
+        "a",
+        "bc",
+        " ",
+        ":",
+        "\u{2014}",
+        "\u{2019}",
+        "\u{201C}",
+        "\u{2026}",
+        "\u{20AC}",
+        "\u{E9}",
+        "\u{A0}",
+        "\u{B0}",
+        "\u{4E2D}",
+        "\u{1F600}",
+        "\u{2764}",
+        "\u{AD}",
+        "\u{34F}",
+        "\u{340}",
+        "\u{61C}",
+        "\u{61B}",
+        "\u{115F}",
+        "\u{1161}",
+        "\u{17B4}",
+        "\u{17B6}",
+        "\u{180B}",
+        "\u{1810}",
+        "\u{200B}",
+        "\u{200A}",
+        "\u{202E}",
+        "\u{2030}",
+        "\u{2060}",
+        "\u{2070}",
+        "\u{3164}",
+        "\u{3165}",
+        "\u{FE0F}",
+        "\u{FE10}",
+        "\u{FEFF}",
+        "\u{FFA0}",
+        "\u{1BCA0}",
+        "\u{E0041}",
+    ];
+
+    /// Every member of D in `text` from `from` on, a code point at a time.
+    fn drops_by_chars(text: &str, from: usize) -> Vec<usize> {
+        text.char_indices()
+            .filter(|&(i, c)| i >= from && in_drop_set(c))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    proptest::proptest! {
+        /// The block scans refined by D's tables against its exact test, on bytes
+        /// that need not be UTF-8: D's leads, the second and third bytes of members
+        /// and of their neighbours.
+        #[test]
+        fn refined_by_d_backends_agree_on_lead_byte_soup(
+            bytes in proptest::collection::vec(proptest::sample::select(std::vec![
+                0xC2u8, 0xCD, 0xD8, 0xE1, 0xE2, 0xE3, 0xEF, 0xF0, 0xF3, 0x80, 0x81, 0x85, 0x8B,
+                0x8F, 0x94, 0x9B, 0x9C, 0x9D, 0x9E, 0xA0, 0xA4, 0xAD, 0xAE, 0xB2, 0xB3, 0xB8,
+                0xBB, 0xBE, 0xBF, b'a', b':',
+            ]), 0..400),
+        ) {
+            crate::scan::refinement_tests::refined_scans_agree(&bytes, DROP_LEAD_SET, &DROP_REFINEMENT);
+        }
+
+        #[test]
+        fn next_drop_finds_what_a_walk_by_code_points_does(
+            parts in proptest::collection::vec(0usize..PARTS.len(), 0..300),
+            extra in proptest::collection::vec(0usize..PARTS.len(), 0..8),
+            from_part in 0usize..300,
+        ) {
+            // Mostly prose-like: ASCII and the punctuation with the leads of D.
+            let mut text = String::new();
+            for (k, &p) in parts.iter().enumerate() {
+                text.push_str(PARTS[p]);
+                if k % 4 != 0 {
+                    text.push_str("xyz ");
+                }
+            }
+            for &p in &extra {
+                text.push_str(PARTS[p]);
+            }
+            let from = text
+                .char_indices()
+                .map(|(i, _)| i)
+                .nth(from_part)
+                .unwrap_or(text.len());
+            let want = drops_by_chars(&text, from);
+            for backend in Backend::all() {
+                let mut scanner = Scanner::new(&DROP_FINDER, backend);
+                let mut got = Vec::new();
+                let mut at = from;
+                loop {
+                    at = next_drop(&text, at, &mut scanner);
+                    if at >= text.len() {
+                        break;
+                    }
+                    got.push(at);
+                    at += text[at..].chars().next().map_or(1, char::len_utf8);
+                }
+                proptest::prop_assert_eq!(&got, &want, "{}", backend.name());
+            }
+        }
     }
 }
