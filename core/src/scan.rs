@@ -56,9 +56,9 @@ pub(crate) use drop::{DropBlock, DropPlan, DropRule, Dropper};
 pub(crate) use escapes::next_escape;
 pub(crate) use finder::{ATTENTION, Finder, Recorded, Scanner, char_at};
 pub use finder::{first_attention, first_attention_on};
-pub(crate) use pairs::Refinement;
 #[cfg(test)]
 pub(crate) use pairs::tests as refinement_tests;
+pub(crate) use pairs::{Builder as RefinementBuilder, Refinement};
 pub(crate) use strict_dense::{StrictKernel, StrictMasks};
 #[cfg(test)]
 use {backend::*, finder::*};

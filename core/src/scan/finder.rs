@@ -117,6 +117,12 @@ impl Finder {
         self.refined
     }
 
+    /// Whether the byte at `i` of `bytes` is reported (for tests outside the scan).
+    #[cfg(test)]
+    pub(crate) fn stops_at(&self, bytes: &[u8], i: usize) -> bool {
+        bytes.get(i).is_some_and(|&b| self.reports(bytes, i, b))
+    }
+
     /// The set's ASCII members compared one by one.
     pub(super) fn eq_bytes(&self) -> &[u8] {
         self.eq.get(..self.eq_len).unwrap_or_default()

@@ -80,12 +80,16 @@ pub(crate) struct Refinement {
 }
 
 /// A refinement being built: the byte tables and the groups' heads.
-struct Builder {
+pub(crate) struct Builder {
     bytes: ByteTables,
     any_third: u16,
     groups: usize,
     /// Lead and second byte range of each group (lo0, hi0, lo1, hi1).
     heads: [[u8; 4]; MAX_GROUPS],
+    /// The heads are given ([`Builder::grouped`]): a code point goes to the first
+    /// that covers its lead and second byte. Otherwise each new pair of them makes
+    /// a group.
+    fixed: bool,
 }
 
 impl Builder {
@@ -99,7 +103,33 @@ impl Builder {
             any_third: 0,
             groups: 0,
             heads: [[0; 4]; MAX_GROUPS],
+            fixed: false,
         }
+    }
+
+    /// A builder whose groups are `heads` (lead byte range, second byte range; at
+    /// most [`MAX_GROUPS`], two-byte leads in groups of their own): for a set with
+    /// more lead and second byte pairs than groups. A group's tables are then the
+    /// bytes its code points have, so it may pass a few more (the scalar confirm of
+    /// the finder's caller decides those).
+    #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+    pub(crate) const fn grouped(heads: &[[u8; 4]]) -> Builder {
+        // Index `g < heads.len() <= MAX_GROUPS` (checked).
+        assert!(heads.len() <= MAX_GROUPS, "pairs: raise MAX_GROUPS");
+        let mut t = Builder::new();
+        let mut g = 0;
+        while g < heads.len() {
+            let [lo0, hi0, _, _] = heads[g];
+            assert!(
+                hi0 < 0xE0 || lo0 >= 0xE0,
+                "pairs: a group of two-byte and longer leads"
+            );
+            t.heads[g] = heads[g];
+            g += 1;
+        }
+        t.groups = heads.len();
+        t.fixed = true;
+        t
     }
 
     /// Adds the code points whose lead byte is in `lo0..=hi0`, second byte in
@@ -118,12 +148,18 @@ impl Builder {
         let mut g = 0;
         while g < self.groups {
             let h = self.heads[g];
-            if h[0] == lo0 && h[1] == hi0 && h[2] == lo1 && h[3] == hi1 {
+            let found = if self.fixed {
+                h[0] <= lo0 && hi0 <= h[1] && h[2] <= lo1 && hi1 <= h[3]
+            } else {
+                h[0] == lo0 && h[1] == hi0 && h[2] == lo1 && h[3] == hi1
+            };
+            if found {
                 break;
             }
             g += 1;
         }
         if g == self.groups {
+            assert!(!self.fixed, "pairs: a code point no group's head covers");
             assert!(self.groups < MAX_GROUPS, "pairs: raise MAX_GROUPS");
             self.heads[g] = head;
             self.groups += 1;
@@ -141,16 +177,41 @@ impl Builder {
                 mark_bytes(&mut self.bytes.third, lo2, hi2, bit);
             }
             None => {
-                assert!(lo0 < 0xE0, "pairs: no third byte after a longer lead");
+                assert!(hi0 < 0xE0, "pairs: no third byte after a longer lead");
                 mark_bytes(&mut self.bytes.third, 0, 63, bit);
                 self.any_third |= bit;
             }
         }
     }
 
-    /// The other views of the tables.
+    /// Adds the code point `cp` (ASCII and surrogates are ignored).
+    pub(crate) const fn add_code_point(&mut self, cp: u32) {
+        if cp < 0x80 || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10_FFFF {
+            return;
+        }
+        let (e, len) = encode(cp);
+        let [b0, b1, b2, _] = e;
+        let third = if len >= 3 { Some((b2, b2)) } else { None };
+        self.add([b0, b0, b1, b1], third);
+    }
+
+    /// Adds the code points `lo..=hi`.
+    #[allow(clippy::arithmetic_side_effects)]
+    pub(crate) const fn add_range(&mut self, lo: u32, hi: u32) {
+        // `cp <= hi <= u32::MAX`: the loop ends before the increment can wrap.
+        let mut cp = lo;
+        while cp <= hi {
+            self.add_code_point(cp);
+            if cp == u32::MAX {
+                break;
+            }
+            cp += 1;
+        }
+    }
+
+    /// The refinement: the byte tables and the other views of them.
     #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
-    const fn finish(self) -> Refinement {
+    pub(crate) const fn finish(self) -> Refinement {
         // Indexes: bytes below 256 masked or shifted below 16, 64 and 128.
         let t = &self.bytes;
         let mut nib = [[0u16; 16]; 6];
@@ -286,23 +347,20 @@ impl Refinement {
     /// order): a group per lead and second byte, exact to the third.
     #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
     pub(crate) const fn of_ranges(ranges: &[(u32, u32)]) -> Refinement {
-        // Index `r < ranges.len()`; `cp <= hi` is a scalar value below 2^21.
+        // Index `r < ranges.len()`.
         let mut t = Builder::new();
         let mut r = 0;
         while r < ranges.len() {
             let (lo, hi) = ranges[r];
+            t.add_range(lo, hi);
             r += 1;
-            let mut cp = if lo < 0x80 { 0x80 } else { lo };
-            while cp <= hi {
-                if !(cp >= 0xD800 && cp <= 0xDFFF) {
-                    let (e, len) = encode(cp);
-                    let third = if len >= 3 { Some((e[2], e[2])) } else { None };
-                    t.add([e[0], e[0], e[1], e[1]], third);
-                }
-                cp += 1;
-            }
         }
         t.finish()
+    }
+
+    /// The lead bytes some group has.
+    pub(crate) const fn leads(&self) -> ByteSet {
+        self.leads
     }
 
     /// Whether the non-ASCII byte at `i` of `bytes` and the two after it pass the

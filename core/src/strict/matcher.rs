@@ -11,7 +11,7 @@ use super::class::{Fold, fold};
 use crate::forgery::{
     AnyAutomaton, Automaton, ENVELOPE_MARKERS, INFO_LITERALS, LiteralSet, MARKER_REDACTION,
 };
-use crate::scan::{Backend, ByteSet, Finder, Scanner};
+use crate::scan::{Backend, ByteSet, Finder, Refinement, RefinementBuilder, Scanner};
 
 /// What a special token is replaced with (§5).
 pub const TOKEN_REDACTION: &str = "[redacted special token]";
@@ -332,9 +332,12 @@ impl<'s> Matcher<'s> {
     /// [`Matcher::new`]).
     #[cfg(test)]
     pub(crate) fn stopping_everywhere(set: &'s LiteralSet<'s>) -> Self {
+        let m = Matcher::new(set);
         Matcher {
             skip_inert: false,
-            ..Matcher::new(set)
+            // Every lead byte, not only those of code points that may stop.
+            stops: Finder::new(m.stop_set),
+            ..m
         }
     }
 
@@ -612,8 +615,108 @@ const BASE_STOPS: ByteSet = {
 };
 
 /// The stops for the default literals (whose first bytes are `<` and `#`), prepared
-/// at compile time.
-static DEFAULT_STOPS: Finder = Finder::new(BASE_STOPS.with(b'#'));
+/// at compile time: [`BASE_STOPS`]' ASCII bytes and `#`, and of the lead bytes only
+/// those of code points that may not be inert ([`MAY_STOP`]), each refined by
+/// [`MAY_STOP`]'s tables. A code point outside [`MAY_STOP`] is inert wherever it
+/// stands ([`is_inert`] passes over it; a test checks every code point), so not
+/// stopping at it leaves the stops the scan confirms as they were, while a block of
+/// prose whose non-ASCII code points are dashes, quotes, accented letters, CJK or
+/// emoji stays inside the block loop instead of returning to ask for each of them.
+static DEFAULT_STOPS: Finder =
+    Finder::new(DEFAULT_ASCII_STOPS.union(MAY_STOP.leads())).refined_by(&MAY_STOP);
+
+/// The ASCII stops of the default literals.
+const DEFAULT_ASCII_STOPS: ByteSet = {
+    let set = BASE_STOPS.with(b'#');
+    let mut ascii = ByteSet::EMPTY;
+    let mut b = 0u8;
+    while b < 0x80 {
+        if set.contains(b) {
+            ascii = ascii.with(b);
+        }
+        b += 1;
+    }
+    ascii
+};
+
+/// Whether a code point folding to `folded` may be a stop [`is_inert`] does not
+/// pass over, for any set of literals [`DEFAULT_STOPS`] serves (their first bytes
+/// are among [`DEFAULT_ASCII_STOPS`]) and in any context: its fold is empty or may
+/// go on with a marker (a byte of [`MARKER_STEM`] or `:` first), or has a
+/// pattern's or such a literal's first byte.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+const fn may_stop(folded: &[u8]) -> bool {
+    // Index `k < folded.len()`.
+    if folded.is_empty() || in_stem(folded[0]) || folded[0] == b':' {
+        return true;
+    }
+    let mut k = 0;
+    while k < folded.len() {
+        let f = folded[k];
+        if starts_pattern(f) || (f < 0x80 && DEFAULT_ASCII_STOPS.contains(f)) {
+            return true;
+        }
+        k += 1;
+    }
+    false
+}
+
+/// The lead and second byte ranges of [`MAY_STOP`]'s groups (the scan's tables hold
+/// 16): exact where prose's common non-ASCII code points are (General Punctuation
+/// `E2 80`, the currency signs `E2 82`, emoji `F0 9F`, Latin-1 `C2`/`C3`), coarse
+/// elsewhere.
+const MAY_STOP_HEADS: [[u8; 4]; 16] = [
+    [0xC2, 0xC3, 0x80, 0xBF],
+    [0xC4, 0xCF, 0x80, 0xBF],
+    [0xD0, 0xDF, 0x80, 0xBF],
+    [0xE0, 0xE0, 0x80, 0xBF],
+    [0xE1, 0xE1, 0x80, 0xBF],
+    [0xE2, 0xE2, 0x80, 0x80],
+    [0xE2, 0xE2, 0x81, 0x81],
+    [0xE2, 0xE2, 0x82, 0x83],
+    [0xE2, 0xE2, 0x84, 0x86],
+    [0xE2, 0xE2, 0x87, 0xBF],
+    [0xE3, 0xE3, 0x80, 0xBF],
+    [0xE4, 0xE9, 0x80, 0xBF],
+    [0xEA, 0xEE, 0x80, 0xBF],
+    [0xEF, 0xEF, 0x80, 0xBF],
+    [0xF0, 0xF0, 0x9F, 0x9F],
+    [0xF0, 0xF4, 0x80, 0xBF],
+];
+
+/// The non-ASCII code points the idle scan may have to stop at, by their first
+/// three bytes: the controls step 3 drops (U+0080–U+009F), D (folds to nothing), and
+/// every code point of the fold table whose fold [`may_stop`]. Every other
+/// non-ASCII code point folds to a barrier or to bytes that begin nothing and
+/// continue no marker.
+static MAY_STOP: Refinement = {
+    use super::tables::{DROP, FOLD, FOLD_TEXT};
+    let mut b = RefinementBuilder::grouped(&MAY_STOP_HEADS);
+    b.add_range(0x80, 0x9F);
+    let mut r = 0;
+    while r < DROP.len() {
+        // Const evaluation: `r < DROP.len()`; a slip fails the build.
+        #[allow(clippy::indexing_slicing)]
+        let (lo, hi) = DROP[r];
+        b.add_range(lo, hi);
+        r = r.saturating_add(1);
+    }
+    let text = FOLD_TEXT.as_bytes();
+    let mut i = 0;
+    while i < FOLD.len() {
+        // Const evaluation: `i < FOLD.len()`, and each entry's text lies in
+        // FOLD_TEXT (the generator's); a slip fails the build.
+        #[allow(clippy::indexing_slicing)]
+        let (cp, off, len) = FOLD[i];
+        let (_, rest) = text.split_at(off as usize);
+        let (folded, _) = rest.split_at(len as usize);
+        if may_stop(folded) {
+            b.add_code_point(cp);
+        }
+        i = i.saturating_add(1);
+    }
+    b.finish()
+};
 
 /// The stops for a set whose literals begin with the bytes in `firsts`.
 fn stop_set(firsts: &[bool; 128]) -> ByteSet {
@@ -698,7 +801,7 @@ fn marker_start_before(bytes: &[u8], from: usize, stop: usize) -> Option<usize> 
 
 /// Whether `b` is a byte of [`MARKER_STEM`] (either case).
 #[inline]
-fn in_stem(b: u8) -> bool {
+const fn in_stem(b: u8) -> bool {
     // Bit `b` for each byte of the stem, both cases (all are below 128).
     const STEM: u128 = {
         let stem = MARKER_STEM.as_bytes();
@@ -714,7 +817,7 @@ fn in_stem(b: u8) -> bool {
         }
         bits
     };
-    b < 0x80 && (STEM >> b) & 1 != 0
+    b < 0x80 && (STEM >> (b & 0x7F)) & 1 != 0
 }
 
 /// Pieces shorter than this are scanned byte by byte (the block scan would pad them
@@ -724,7 +827,9 @@ const SHORT: usize = 64;
 /// [`skip_plain`] for the tests, with the default stops.
 #[cfg(test)]
 pub(crate) fn skip_plain_for_test(bytes: &[u8], from: usize, backend: Backend) -> usize {
-    let mut scanner = Scanner::new(&DEFAULT_STOPS, backend);
+    // Every lead byte a stop: the test's model stops at each.
+    let every = Finder::new(BASE_STOPS.with(b'#'));
+    let mut scanner = Scanner::new(&every, backend);
     skip_plain(bytes, from, &mut scanner, &BASE_STOPS.with(b'#'), |_, _| {
         true
     })
@@ -1203,4 +1308,146 @@ fn comment_in(cur: Cursor<'_>) -> Outcome {
         }
     }
     Outcome::NoMatch
+}
+
+#[cfg(test)]
+mod idle_tests {
+    //! The idle scan's refined stops against [`is_inert`]: every code point that may
+    //! stop it is a candidate, and with the refinement the scan stops where it did
+    //! without it.
+    use super::*;
+    use std::string::String;
+    use std::vec::Vec;
+
+    /// The first bytes of any literal set [`DEFAULT_STOPS`] serves, all at once (the
+    /// widest `firsts`: [`is_inert`] says "inert" less often with more).
+    fn widest_firsts() -> [bool; 128] {
+        let mut firsts = [false; 128];
+        for (b, f) in (0u8..).zip(firsts.iter_mut()) {
+            *f = DEFAULT_ASCII_STOPS.contains(b);
+        }
+        firsts
+    }
+
+    #[test]
+    fn the_default_literals_use_the_refined_stops() {
+        let detector = Detector::new(&LiteralSet::DEFAULT);
+        assert_eq!(stop_finder(stop_set(&detector.firsts)), DEFAULT_STOPS);
+        assert!(DEFAULT_STOPS.is_refined());
+        for (b, &first) in (0u8..).zip(detector.firsts.iter()) {
+            assert!(!first || DEFAULT_ASCII_STOPS.contains(b), "{b:02X}");
+        }
+    }
+
+    #[test]
+    fn every_code_point_that_may_stop_the_scan_is_a_candidate() {
+        let mut cache = [(0u32, Fold::Barrier); FOLD_CACHE];
+        let firsts = [widest_firsts(), Detector::new(&LiteralSet::DEFAULT).firsts];
+        let mut passed = 0usize;
+        for c in '\u{80}'..=char::MAX {
+            // The context where the most code points stop: just after the stem's
+            // start (a marker may go on), the scan started before it.
+            let mut text = String::from("untrusted");
+            let at = text.len();
+            text.push(c);
+            text.push('x');
+            let bytes = text.as_bytes();
+            let candidate = DEFAULT_STOPS.stops_at(bytes, at);
+            for f in &firsts {
+                for from in [0, at] {
+                    if !is_inert(&text, from, at, bytes[at], &mut cache, f) {
+                        assert!(candidate, "U+{:04X} may stop the scan", u32::from(c));
+                    }
+                }
+            }
+            passed += usize::from(!candidate);
+        }
+        // Most code points are passed over by the block scan itself.
+        assert!(passed > 1_000_000, "{passed}");
+        // Prose's common non-ASCII code points among them.
+        for c in [
+            '\u{2014}', '\u{2019}', '\u{201C}', '\u{201D}', '\u{2026}', '\u{20AC}', 'é', 'ü', 'ñ',
+            '\u{A0}', '°', '中', '😀', '\u{2022}', '«', '©',
+        ] {
+            let mut buf = [0u8; 8];
+            let e = c.encode_utf8(&mut buf[..4]).len();
+            assert!(!DEFAULT_STOPS.stops_at(&buf[..e + 2], 0), "{c}");
+        }
+    }
+
+    /// Pieces of idle-scan text: ASCII, the stem and the stops, code points that may
+    /// stop (controls, D, folds to the stem or a pattern byte) and that may not.
+    const PARTS: [&str; 36] = [
+        "a",
+        "plain words ",
+        "untrusted",
+        "unt",
+        "-content",
+        ":",
+        "<",
+        "[",
+        "#",
+        "u",
+        "\u{7}",
+        "\u{85}",
+        "\u{9F}",
+        "\u{AD}",
+        "\u{200B}",
+        "\u{FE0F}",
+        "\u{E0041}",
+        "\u{2013}",
+        "\u{2010}",
+        "\u{FF55}",
+        "\u{FF1A}",
+        "\u{FF1C}",
+        "\u{435}",
+        "\u{43E}",
+        "\u{DF}",
+        "\u{2122}",
+        "\u{2014}",
+        "\u{2019}",
+        "\u{201C}",
+        "\u{2026}",
+        "\u{20AC}",
+        "é",
+        "\u{A0}",
+        "中",
+        "😀",
+        "\u{1D42E}",
+    ];
+
+    proptest::proptest! {
+        #[test]
+        fn the_refined_scan_stops_where_every_lead_byte_would(
+            parts in proptest::collection::vec(0usize..PARTS.len(), 0..200),
+            from_part in 0usize..200,
+        ) {
+            let text: String = parts.iter().map(|&p| PARTS[p]).collect();
+            let bytes = text.as_bytes();
+            let every = Finder::new(BASE_STOPS.with(b'#'));
+            let firsts = Detector::new(&LiteralSet::DEFAULT).firsts;
+            let starts: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+            let from = starts.get(from_part).copied().unwrap_or(text.len());
+            for backend in Backend::all() {
+                let mut cache = [(0u32, Fold::Barrier); FOLD_CACHE];
+                let mut stops = [Vec::new(), Vec::new()];
+                for (k, f) in [&DEFAULT_STOPS, &every].into_iter().enumerate() {
+                    let mut scanner = Scanner::new(f, backend);
+                    let mut at = from;
+                    while at < bytes.len() {
+                        let stop = skip_plain(bytes, at, &mut scanner, &BASE_STOPS.with(b'#'), |i, b| {
+                            !is_inert(&text, from, i, b, &mut cache, &firsts)
+                        });
+                        stops[k].push(stop);
+                        // On past the stop's code point.
+                        at = text[stop..].chars().next().map_or(bytes.len(), |c| stop + c.len_utf8()).max(at + 1);
+                        while at < bytes.len() && !text.is_char_boundary(at) {
+                            at += 1;
+                        }
+                    }
+                }
+                proptest::prop_assert_eq!(&stops[0], &stops[1], "{}", backend.name());
+            }
+        }
+    }
 }
