@@ -311,6 +311,43 @@ fn truffle(v: __m256i, lo: __m256i, hi: __m256i, bits: __m256i) -> __m256i {
 /// * The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 unsafe fn avx2_blocks_unchecked(data: &[u8], whole: usize, f: &Finder) -> Option<(usize, u64)> {
+    // The reference's refinement by a type of its own, so in that copy its tables
+    // are constants (shuffle operands, as before refinements were per finder)
+    // rather than loaded through `f` and kept in registers and spills each call.
+    if core::ptr::eq(f.refinement, &pairs::ATTENTION_REFINEMENT) {
+        avx2_blocks_with(data, whole, f, AttentionTables)
+    } else {
+        avx2_blocks_with(data, whole, f, f.refinement)
+    }
+}
+
+/// Where [`avx2_blocks_with`] reads a refinement from.
+trait Tables: Copy {
+    fn get(self) -> &'static pairs::Refinement;
+}
+
+/// The reference's refinement, a constant.
+#[derive(Clone, Copy)]
+struct AttentionTables;
+
+impl Tables for AttentionTables {
+    #[inline(always)]
+    fn get(self) -> &'static pairs::Refinement {
+        &pairs::ATTENTION_REFINEMENT
+    }
+}
+
+impl Tables for &'static pairs::Refinement {
+    #[inline(always)]
+    fn get(self) -> &'static pairs::Refinement {
+        self
+    }
+}
+
+/// [`avx2_blocks_unchecked`] with the finder's refinement read from `r`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn avx2_blocks_with(data: &[u8], whole: usize, f: &Finder, r: impl Tables) -> Option<(usize, u64)> {
     let lo = _mm256_broadcastsi128_si256(table(f.lo));
     let hi = _mm256_broadcastsi128_si256(table(f.hi));
     let bits = _mm256_broadcastsi128_si256(table([
@@ -354,11 +391,11 @@ unsafe fn avx2_blocks_unchecked(data: &[u8], whole: usize, f: &Finder) -> Option
                     // Keep ASCII members, and non-ASCII ones whose pair passes.
                     let keep_a = _mm256_or_si256(
                         _mm256_cmpgt_epi8(va, minus_one),
-                        pairs::lead_pairs(va, sa, ta, f.refinement),
+                        pairs::lead_pairs(va, sa, ta, r.get()),
                     );
                     let keep_b = _mm256_or_si256(
                         _mm256_cmpgt_epi8(vb, minus_one),
-                        pairs::lead_pairs(vb, sb, tb, f.refinement),
+                        pairs::lead_pairs(vb, sb, tb, r.get()),
                     );
                     ha = _mm256_and_si256(ha, keep_a);
                     hb = _mm256_and_si256(hb, keep_b);
