@@ -38,6 +38,10 @@ pub(crate) struct StrictMasks {
     pub(crate) inert: u64,
     /// 0x80–0xBF.
     pub(crate) cont: u64,
+    /// Every byte of a control strict sanitize's step 3 drops — C0 but TAB and LF,
+    /// DEL, C1 (`C2 80`–`C2 9F`) — when asked for (`masks::<true>`), else 0. The
+    /// zeros past a short text are NULs here (ASCII above): no block takes them.
+    pub(crate) ctrl: u64,
 }
 
 /// A SIMD kernel for the strict dense blocks, holding the proof that the CPU runs it.
@@ -69,14 +73,15 @@ impl StrictKernel {
         }
     }
 
-    /// The masks of the block `text[..64]` (zeros past the end of `text`).
+    /// The masks of the block `text[..64]` (zeros past the end of `text`); the
+    /// controls' mask only with `CTRL` (strict strip keeps them).
     #[inline(always)]
-    pub(crate) fn masks(self, w: &[u8]) -> StrictMasks {
+    pub(crate) fn masks<const CTRL: bool>(self, w: &[u8]) -> StrictMasks {
         match self {
             #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
-            StrictKernel::Avx512(cpu) => super::strict_dense_x86::masks512(w, cpu),
+            StrictKernel::Avx512(cpu) => super::strict_dense_x86::masks512::<CTRL>(w, cpu),
             #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
-            StrictKernel::Avx2(cpu) => super::strict_dense_x86::masks256(w, cpu),
+            StrictKernel::Avx2(cpu) => super::strict_dense_x86::masks256::<CTRL>(w, cpu),
         }
     }
 
@@ -253,7 +258,8 @@ pub(super) const DROP_PATTERNS: Patterns = Patterns::of(DROP_RANGES);
 /// The non-ASCII inert code points as patterns.
 pub(super) const INERT_PATTERNS: Patterns = Patterns::of(INERT_RANGES);
 
-/// The masks a kernel computes, a code point at a time (the tests' reference).
+/// The masks a kernel computes, a code point at a time (the tests' reference), the
+/// controls' mask included.
 #[cfg(test)]
 pub(crate) fn reference_masks(text: &[u8]) -> StrictMasks {
     use crate::strict::class::{in_drop_set_cp, is_inert, is_keycap_base};
@@ -267,11 +273,15 @@ pub(crate) fn reference_masks(text: &[u8]) -> StrictMasks {
         drop_lead: 0,
         inert: 0,
         cont: 0,
+        ctrl: 0,
     };
     for (i, &b) in w.iter().take(64).enumerate() {
         let bit = 1u64 << i;
         if b < 0x80 {
             m.ascii |= bit;
+            if (b < 0x20 && b != b'\t' && b != b'\n') || b == 0x7F {
+                m.ctrl |= bit;
+            }
             if is_keycap_base(u32::from(b)) {
                 m.keycap |= bit;
             }
@@ -291,6 +301,11 @@ pub(crate) fn reference_masks(text: &[u8]) -> StrictMasks {
             continue;
         };
         let cp = u32::from(c);
+        if (0x80..0xA0).contains(&cp) {
+            for k in i..(i + c.len_utf8()).min(64) {
+                m.ctrl |= 1 << k;
+            }
+        }
         if in_drop_set_cp(cp) {
             m.drop_lead |= bit;
         } else if is_inert(cp) {
@@ -341,9 +356,14 @@ mod tests {
             '9',
             ' ',
             '\u{1}',
+            '\t',
+            '\n',
+            '\u{1F}',
             '\u{7F}',
             '\u{80}',
             '\u{85}',
+            '\u{9F}',
+            '\u{A0}',
             '\u{A8}',
             '\u{A9}',
             '\u{AD}',
@@ -432,11 +452,10 @@ mod tests {
                     // is an AddressSanitizer report, not a read of the window.
                     let exact: std::boxed::Box<[u8]> = w[..n].into();
                     let text = &*exact;
-                    assert_eq!(
-                        kernel.masks(text),
-                        reference_masks(text),
-                        "{kernel:?} {text:X?}"
-                    );
+                    let want = reference_masks(text);
+                    assert_eq!(kernel.masks::<true>(text), want, "{kernel:?} {text:X?}");
+                    let want = StrictMasks { ctrl: 0, ..want };
+                    assert_eq!(kernel.masks::<false>(text), want, "{kernel:?} {text:X?}");
                 }
             }
         }

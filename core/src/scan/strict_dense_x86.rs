@@ -4,11 +4,11 @@
 //! generic per pattern, as the reference's dense-drop kernels in `x86.rs`).
 
 use core::arch::x86_64::{
-    __m256i, __m512i, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_loadu_si256,
-    _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8, _mm256_setzero_si256,
-    _mm256_sub_epi8, _mm512_cmpeq_epi8_mask, _mm512_cmple_epu8_mask, _mm512_mask_storeu_epi8,
-    _mm512_maskz_compress_epi8, _mm512_maskz_loadu_epi8, _mm512_movepi8_mask, _mm512_set1_epi8,
-    _mm512_sub_epi8, _pdep_u64, _pext_u64,
+    __m256i, __m512i, _mm256_and_si256, _mm256_andnot_si256, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8,
+    _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8,
+    _mm256_setzero_si256, _mm256_sub_epi8, _mm512_cmpeq_epi8_mask, _mm512_cmple_epu8_mask,
+    _mm512_mask_storeu_epi8, _mm512_maskz_compress_epi8, _mm512_maskz_loadu_epi8,
+    _mm512_movepi8_mask, _mm512_set1_epi8, _mm512_sub_epi8, _pdep_u64, _pext_u64,
 };
 
 use super::strict_dense::{DROP_PATTERNS, INERT_PATTERNS, StrictMasks, WINDOW};
@@ -117,9 +117,9 @@ const fn spread(lead: u64, len: usize) -> u64 {
 
 /// [`super::strict_dense::StrictKernel::masks`] with 64-byte vectors.
 #[inline]
-pub(super) fn masks512(w: &[u8], _cpu: Vbmi2) -> StrictMasks {
+pub(super) fn masks512<const CTRL: bool>(w: &[u8], _cpu: Vbmi2) -> StrictMasks {
     // SAFETY: the CPU has AVX-512 F and BW (a `Vbmi2` exists only once detected).
-    unsafe { masks512_on(w) }
+    unsafe { masks512_on::<CTRL>(w) }
 }
 
 /// The lanes of `w` from `k` (zeros past its end), with a masked load: a short
@@ -141,9 +141,9 @@ fn load64(w: &[u8], k: usize) -> __m512i {
 
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn masks512_on(w: &[u8]) -> StrictMasks {
+fn masks512_on<const CTRL: bool>(w: &[u8]) -> StrictMasks {
     let v = [load64(w, 0), load64(w, 1), load64(w, 2), load64(w, 3)];
-    let [v0, ..] = v;
+    let [v0, v1, ..] = v;
     let mut drop_lead = 0u64;
     each_pattern!(DROPS, |CODE| {
         drop_lead |= starts64::<CODE>(&v);
@@ -158,6 +158,16 @@ fn masks512_on(w: &[u8]) -> StrictMasks {
         drop_lead,
         inert,
         cont: within64(v0, 0x80, 0xBF),
+        ctrl: if CTRL {
+            let c0 = (_mm512_cmple_epu8_mask(v0, _mm512_set1_epi8(0x1F))
+                & !eq64(v0, b'\t')
+                & !eq64(v0, b'\n'))
+                | eq64(v0, 0x7F);
+            let c1 = eq64(v0, 0xC2) & within64(v1, 0x80, 0x9F);
+            c0 | c1 | c1 << 1
+        } else {
+            0
+        },
     }
 }
 
@@ -206,12 +216,12 @@ fn starts32<const CODE: u128>(v: &[__m256i; 4]) -> __m256i {
 }
 
 /// The masks of 32 bytes: `[ascii, keycap, drop_lead, inert leads by length 2 and
-/// 3 and 4, cont]`, movemasked (no closure: closures do not inherit the target
-/// features).
+/// 3 and 4, cont, C0 controls and DEL, C1 leads]`, movemasked (no closure: closures
+/// do not inherit the target features); the last two only with `CTRL`.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn half32(v: &[__m256i; 4]) -> [u32; 7] {
-    let [v0, ..] = *v;
+fn half32<const CTRL: bool>(v: &[__m256i; 4]) -> [u32; 9] {
+    let [v0, v1, ..] = *v;
     let zero = _mm256_setzero_si256();
     let mut drop_lead = zero;
     each_pattern!(DROPS, |CODE| {
@@ -230,6 +240,22 @@ fn half32(v: &[__m256i; 4]) -> [u32; 7] {
     // Signed: 0x80..=0xBF are the bytes below -0x40.
     let cont = _mm256_cmpgt_epi8(_mm256_set1_epi8(-0x40), v0);
     let [i2, i3, i4] = inert;
+    let (c0, c1) = if CTRL {
+        // Signed: the bytes 0x00..=0x1F are the ones above -1 and below 0x20.
+        let below_20 = _mm256_and_si256(
+            _mm256_cmpgt_epi8(v0, _mm256_set1_epi8(-1)),
+            _mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v0),
+        );
+        let tab_lf = _mm256_or_si256(eq32(v0, b'\t'), eq32(v0, b'\n'));
+        let c0 = _mm256_or_si256(_mm256_andnot_si256(tab_lf, below_20), eq32(v0, 0x7F));
+        let c1 = _mm256_and_si256(eq32(v0, 0xC2), within32(v1, 0x80, 0x9F));
+        (
+            _mm256_movemask_epi8(c0) as u32,
+            _mm256_movemask_epi8(c1) as u32,
+        )
+    } else {
+        (0, 0)
+    };
     [
         !(_mm256_movemask_epi8(v0) as u32),
         _mm256_movemask_epi8(keycap) as u32,
@@ -238,6 +264,8 @@ fn half32(v: &[__m256i; 4]) -> [u32; 7] {
         _mm256_movemask_epi8(i3) as u32,
         _mm256_movemask_epi8(i4) as u32,
         _mm256_movemask_epi8(cont) as u32,
+        c0,
+        c1,
     ]
 }
 
@@ -258,15 +286,15 @@ fn window<'a>(w: &'a [u8], pad: &'a mut [u8; WINDOW]) -> &'a [u8; WINDOW] {
 /// [`super::strict_dense::StrictKernel::masks`] with two 32-byte halves (one for a
 /// text of at most 32 bytes).
 #[inline]
-pub(super) fn masks256(w: &[u8], _cpu: Bmi2) -> StrictMasks {
+pub(super) fn masks256<const CTRL: bool>(w: &[u8], _cpu: Bmi2) -> StrictMasks {
     let mut pad = [0u8; WINDOW];
     // SAFETY: the CPU has AVX2 (a `Bmi2` exists only once detected).
-    unsafe { masks256_on(window(w, &mut pad), w.len() > 32) }
+    unsafe { masks256_on::<CTRL>(window(w, &mut pad), w.len() > 32) }
 }
 
 #[inline]
 #[target_feature(enable = "avx2")]
-fn masks256_on(w: &[u8; WINDOW], two: bool) -> StrictMasks {
+fn masks256_on<const CTRL: bool>(w: &[u8; WINDOW], two: bool) -> StrictMasks {
     let at = w.as_ptr();
     // SAFETY: `w` has 68 bytes, so the 32-byte loads at offsets 0 to 3 and 32 to 35
     // stay within it; `loadu` has no alignment requirement.
@@ -288,15 +316,26 @@ fn masks256_on(w: &[u8; WINDOW], two: bool) -> StrictMasks {
     };
     // The barrier keeps LLVM from turning the mask shifts below back into byte
     // shuffles of the vectors (as in the reference's `drop_plan`).
-    let lo = half32(&a);
-    // A text of at most 32 bytes (the end of a piece) has zeros there: ASCII.
+    let lo = half32::<CTRL>(&a);
+    // A text of at most 32 bytes (the end of a piece) has zeros there: ASCII, and
+    // NULs for the controls' mask (as the AVX-512 kernel's zeroed lanes are).
     let hi = if two {
-        half32(&b)
+        half32::<CTRL>(&b)
     } else {
-        [u32::MAX, 0, 0, 0, 0, 0, 0]
+        [
+            u32::MAX,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            if CTRL { u32::MAX } else { 0 },
+            0,
+        ]
     };
-    let [a0, a1, a2, a3, a4, a5, a6] = lo;
-    let [b0, b1, b2, b3, b4, b5, b6] = hi;
+    let [a0, a1, a2, a3, a4, a5, a6, a7, a8] = lo;
+    let [b0, b1, b2, b3, b4, b5, b6, b7, b8] = hi;
     let join = |l: u32, h: u32| u64::from(l) | u64::from(h) << 32;
     StrictMasks {
         ascii: join(a0, b0),
@@ -304,6 +343,7 @@ fn masks256_on(w: &[u8; WINDOW], two: bool) -> StrictMasks {
         drop_lead: join(a2, b2),
         inert: spread(join(a3, b3), 2) | spread(join(a4, b4), 3) | spread(join(a5, b5), 4),
         cont: join(a6, b6),
+        ctrl: join(a7, b7) | spread(join(a8, b8), 2),
     }
 }
 

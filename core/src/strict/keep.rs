@@ -36,6 +36,10 @@ pub(crate) trait KeepSink {
     /// Whether the sink wants [`KeepSink::dropped`] calls (the dense path skips
     /// them otherwise).
     const DROPS: bool = false;
+    /// Whether what the sink gathers ([`KeepSink::room`]) goes where step 3's
+    /// controls (C0 but TAB and LF, DEL, C1) are dropped anyway (sanitize's matcher):
+    /// the dense path then leaves them out of the gathered bytes.
+    const DROPS_CONTROLS: bool = false;
     /// Kept text, in order.
     fn text(&mut self, s: &str);
     /// A member of D was dropped at byte `at` of the input.

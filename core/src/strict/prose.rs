@@ -377,13 +377,10 @@ struct MatchSink<'t, 'm, 's, 'w, 'o> {
     /// `parent[span_start..span_end]`: touching runs not yet handed on.
     span_start: usize,
     span_end: usize,
-    /// Short kept runs not yet handed to the matcher, in order.
+    /// Short kept runs not yet handed to the matcher, in order (what the dense path
+    /// gathers here lacks step 3's controls: [`KeepSink::DROPS_CONTROLS`]).
     batch: [u8; BATCH],
     batch_len: usize,
-    /// The dense path gathered into the batch since it was last handed on: its text
-    /// has a control every few bytes, worth squeezing out before the matcher
-    /// ([`Matcher::push_gathered`]); runs between sparse members of D are not.
-    dense: bool,
 }
 
 impl<'t> MatchSink<'t, '_, '_, '_, '_> {
@@ -400,7 +397,6 @@ impl<'t> MatchSink<'t, '_, '_, '_, '_> {
             span_end: 0,
             batch: [0; BATCH],
             batch_len: 0,
-            dense: false,
         }
     }
 
@@ -442,17 +438,10 @@ impl<'t> MatchSink<'t, '_, '_, '_, '_> {
         }
         let len = self.batch_len;
         self.batch_len = 0;
-        let dense = core::mem::take(&mut self.dense);
-        let gathered = self.batch.get_mut(..len).unwrap_or_default();
-        // Whole code points of `str`s were gathered, so this always holds.
-        if dense {
-            if !self.matcher.push_gathered(gathered, self.writer) {
-                self.writer.fault = true;
-            }
-            return;
-        }
-        // (Checked with the backend's validator: the scalar one was 8 % of strict
-        // sanitize's time over dense members of D.)
+        let gathered = self.batch.get(..len).unwrap_or_default();
+        // Whole code points of `str`s were gathered, so this always holds. (Checked
+        // with the backend's validator: the scalar one was 8 % of strict sanitize's
+        // time over dense members of D.)
         match crate::scan::Backend::best().to_str(gathered) {
             Ok(text) => self.matcher.push(text, self.writer),
             Err(_) => self.writer.fault = true,
@@ -484,6 +473,11 @@ impl MatchSink<'_, '_, '_, '_, '_> {
 }
 
 impl KeepSink for MatchSink<'_, '_, '_, '_, '_> {
+    /// Step 3 drops them next: the matcher passes over a dropped control as no code
+    /// point (its neighbours meet; neither the literal search nor the hold sees it),
+    /// so text without them gives the same bytes, literals and `replaced` flag.
+    const DROPS_CONTROLS: bool = true;
+
     #[inline]
     fn text(&mut self, s: &str) {
         match self.offset_in_parent(s) {
@@ -517,7 +511,6 @@ impl KeepSink for MatchSink<'_, '_, '_, '_, '_> {
     #[inline]
     fn gathered(&mut self, n: usize) {
         self.batch_len = self.batch_len.saturating_add(n).min(BATCH);
-        self.dense = true;
     }
 }
 
@@ -730,6 +723,7 @@ impl<'a, 'o> ProseStream<'a, 'o> {
 mod tests {
     use super::*;
     use crate::Reason;
+    use std::string::String;
 
     fn writer(out: &mut [u8], cap: usize) -> Writer<'_> {
         Writer {
@@ -741,6 +735,156 @@ mod tests {
             trail: Trail::Clear,
             fault: false,
         }
+    }
+
+    /// Text like the gate's hostile rows: a letter and a dangerous code point (the
+    /// members of D, ESC, the controls step 3 drops), with literal and pattern
+    /// beginnings, whole ones, escape sequences and long runs of letters mixed in.
+    fn hostile_text(seed: u64, len: usize, literals: bool) -> String {
+        const DANGEROUS: &[&str] = &[
+            "\u{200B}",
+            "\u{200C}",
+            "\u{200D}",
+            "\u{202A}",
+            "\u{202E}",
+            "\u{2060}",
+            "\u{2066}",
+            "\u{2069}",
+            "\u{FEFF}",
+            "\u{AD}",
+            "\u{115F}",
+            "\u{180E}",
+            "\u{3164}",
+            "\u{E0041}",
+            "\u{E007F}",
+            "\u{FE0E}",
+            "\u{FE0F}",
+            "\u{E0100}",
+            "\u{1B}",
+            "\u{0}",
+            "\r",
+            "\u{7F}",
+            "\u{85}",
+            "\u{9B}",
+            "\t",
+            "\n",
+        ];
+        const WORDS: &[&str] = &[
+            "</APPLICABLE-RULE",
+            "</APPLICABLE-RULES>",
+            "## Applicable Rules (scoped",
+            "untrusted-content:end",
+            "untrusted-con",
+            "u",
+            "<",
+            "<|im_start|>",
+            "<|",
+            "|>",
+            "<!--",
+            "[INST]",
+            "\u{1b}[2J",
+            "\u{1b}]8;;x\u{7}",
+            "\u{2764}\u{FE0F}",
+            "1\u{FE0F}\u{20E3}",
+            "\u{915}\u{94D}\u{200D}",
+            "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz",
+        ];
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 20) as usize % n
+        };
+        let mut t = String::new();
+        while t.len() < len {
+            if next(9) == 0 {
+                let word = WORDS[next(WORDS.len())];
+                // A whole literal rejects the text: only in some of them.
+                if literals || !word.ends_with(['>', 'd']) || word.contains('|') {
+                    t.push_str(word);
+                }
+            } else {
+                t.push(char::from(b'a' + next(26) as u8));
+                t.push_str(DANGEROUS[next(DANGEROUS.len())]);
+            }
+        }
+        t
+    }
+
+    /// The plain path's sanitize: steps 1–2 handing on runs (no gathering), then the
+    /// matcher over the whole kept text (controls and all), then the writer.
+    fn plain_sanitize(text: &str, max: usize) -> String {
+        let mut kept = String::new();
+        strip_each(text, |r| kept.push_str(r));
+        let set = &LiteralSet::DEFAULT;
+        let mut m = Matcher::new(set);
+        let mut buf = std::vec![0u8; worst_case_len(text.len(), max)];
+        let mut w = writer(&mut buf, max);
+        m.push(&kept, &mut w);
+        m.finish(&mut w);
+        match set.first_of(m.found()) {
+            Some(literal) => std::format!("rejected {literal}"),
+            None => String::from(conclude(w, "f").unwrap().text),
+        }
+    }
+
+    /// Strict sanitize of `text`, one-shot, or streamed in two chunks cut at `cut`.
+    fn fast_sanitize(text: &str, max: usize, cut: Option<usize>) -> String {
+        let set = &LiteralSet::DEFAULT;
+        let rejected = |literal: &str| std::format!("rejected {literal}");
+        let Some(cut) = cut else {
+            let mut out = std::vec![0u8; worst_case_len(text.len(), max)];
+            return match sanitize_prose_with(text, "f", max, set, &mut out) {
+                Ok(p) => String::from(p.text),
+                Err(ProseError::Rejected(r)) => match r.reason() {
+                    crate::Reason::Forgery(literal) => rejected(literal),
+                    _ => panic!("{r}"),
+                },
+                Err(e) => panic!("{e}"),
+            };
+        };
+        let mut buf = std::vec![0u8; stream_buffer_len(max)];
+        let mut s = ProseStream::new("f", max, set, &mut buf).unwrap();
+        let (a, b) = text.as_bytes().split_at(cut);
+        s.feed(a).unwrap();
+        s.feed(b).unwrap();
+        match s.finish() {
+            Ok(p) => String::from(p.text),
+            Err(StreamError::Rejected(r)) => match r.reason() {
+                crate::Reason::Forgery(literal) => rejected(literal),
+                _ => panic!("{r}"),
+            },
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// The fast paths over hostile text (the dense path gathering without step 3's
+    /// controls, the batch, the matcher's feeding) compute what the plain path
+    /// computes, one-shot and streamed in two chunks split at every byte.
+    #[test]
+    fn hostile_text_fast_equals_plain_at_every_split() {
+        let mut rejected = 0;
+        for seed in 0..48u64 {
+            let text = hostile_text(seed, 40 + (seed as usize * 53) % 700, seed % 3 == 0);
+            let max = if seed % 4 == 3 {
+                text.len() / 2
+            } else {
+                1 << 20
+            };
+            let want = plain_sanitize(&text, max);
+            rejected += usize::from(want.starts_with("rejected "));
+            assert_eq!(fast_sanitize(&text, max, None), want, "{text:?}");
+            for cut in 0..=text.len() {
+                assert_eq!(
+                    fast_sanitize(&text, max, Some(cut)),
+                    want,
+                    "{text:?} cut at {cut}"
+                );
+            }
+        }
+        // Both outcomes are compared.
+        assert!((4..40).contains(&rejected), "{rejected}");
     }
 
     /// A fault refuses the record: never `Ok` with a hole.

@@ -748,27 +748,18 @@ proptest! {
     }
 }
 
-/// [`run_matcher`], each piece copied into a buffer and fed with
-/// `Matcher::push_gathered` (as sanitize's batch is), which squeezes the dropped
-/// controls out first.
-fn run_matcher_gathered(
-    mut m: super::matcher::Matcher<'_>,
+/// [`run_matcher`] over `text` without the controls step 3 drops (as the dense path
+/// gathers sanitize's batch: [`super::keep::KeepSink::DROPS_CONTROLS`]).
+fn run_matcher_without_controls(
+    m: super::matcher::Matcher<'_>,
     text: &str,
     cuts: &[usize],
 ) -> (String, u8, bool) {
-    let mut out = Collected(String::new());
-    let mut last = 0;
-    for &c in cuts.iter().chain(core::iter::once(&text.len())) {
-        let mut c = c.min(text.len()).max(last);
-        while !text.is_char_boundary(c) {
-            c += 1;
-        }
-        let mut buf = text.as_bytes()[last..c].to_vec();
-        assert!(m.push_gathered(&mut buf, &mut out));
-        last = c;
-    }
-    m.finish(&mut out);
-    (out.0, m.found(), m.replaced)
+    let kept: String = text
+        .chars()
+        .filter(|&c| !(c.is_control() && c != '\t' && c != '\n'))
+        .collect();
+    run_matcher(m, &kept, cuts)
 }
 
 /// The matcher's text with the controls step 3 drops mixed in: C0 (ESC, NUL, CR,
@@ -786,27 +777,10 @@ fn matcher_text_with_controls() -> impl Strategy<Value = String> {
     proptest::collection::vec(piece, 0..12).prop_map(|v| v.concat())
 }
 
-#[test]
-fn squeeze_controls_removes_exactly_the_dropped_controls() {
-    let text =
-        "a\u{0}b\u{1B}\r\n\t\u{7F}\u{80}\u{85}\u{9F}\u{A0}\u{AD}\u{BF}\u{C0}\u{100}\u{2028}z\u{9B}";
-    let mut buf = text.as_bytes().to_vec();
-    let n = super::matcher::squeeze_controls(&mut buf);
-    assert_eq!(
-        core::str::from_utf8(&buf[..n]).unwrap(),
-        "ab\n\t\u{A0}\u{AD}\u{BF}\u{C0}\u{100}\u{2028}z"
-    );
-    for c in ['\u{0}', '\u{1F}', '\u{7F}', '\u{80}', '\u{9F}'] {
-        let mut buf = std::format!("{c}{c}x{c}").into_bytes();
-        let n = super::matcher::squeeze_controls(&mut buf);
-        assert_eq!(&buf[..n], b"x");
-    }
-}
-
 /// Markers, tokens, comments and literals broken by dropped controls, fed whole,
-/// gathered and squeezed, at every cut.
+/// and without the controls, at every cut.
 #[test]
-fn gathered_matcher_equals_the_plain_one_at_every_cut() {
+fn the_matcher_without_controls_equals_the_plain_one_at_every_cut() {
     let set = &LiteralSet::DEFAULT;
     for text in [
         "untr\u{0}usted-con\u{85}tent:end x\u{7F}u\u{9B}<\r|na\u{1B}me|\u{0}>",
@@ -816,7 +790,7 @@ fn gathered_matcher_equals_the_plain_one_at_every_cut() {
         let plain = run_matcher(super::matcher::Matcher::new(set), text, &[]);
         assert_ne!(plain.0, text, "the example replaces something");
         for cut in 0..=text.len() {
-            let fed = run_matcher_gathered(super::matcher::Matcher::new(set), text, &[cut]);
+            let fed = run_matcher_without_controls(super::matcher::Matcher::new(set), text, &[cut]);
             assert_eq!(fed, plain, "cut {cut}");
         }
     }
@@ -824,7 +798,7 @@ fn gathered_matcher_equals_the_plain_one_at_every_cut() {
 
 proptest! {
     #[test]
-    fn squeezing_dropped_controls_changes_nothing(
+    fn leaving_dropped_controls_out_changes_nothing(
         text in matcher_text_with_controls(),
         cuts in proptest::collection::vec(0usize..400, 0..4),
     ) {
@@ -832,37 +806,10 @@ proptest! {
         cuts.sort();
         let set = &LiteralSet::DEFAULT;
         let plain = run_matcher(super::matcher::Matcher::new(set), &text, &[]);
-        let gathered = run_matcher_gathered(super::matcher::Matcher::new(set), &text, &cuts);
+        let gathered =
+            run_matcher_without_controls(super::matcher::Matcher::new(set), &text, &cuts);
         prop_assert_eq!(&gathered, &plain);
         let exact = run_matcher(super::matcher::Matcher::stopping_everywhere(set), &text, &cuts);
         prop_assert_eq!(exact, plain);
-    }
-}
-
-/// Every code point up to U+0FFF (and a few beyond) at every offset in a word: only
-/// the controls step 3 drops go.
-#[test]
-fn squeeze_controls_is_exact_for_each_code_point_and_offset() {
-    let dropped = |c: char| c.is_control() && c != '\t' && c != '\n';
-    let points = (0u32..0x1000)
-        .chain([0x2028, 0xFEFF, 0x1F600, 0xE0041, 0x10FFFF])
-        .filter_map(char::from_u32);
-    for c in points {
-        for pad in 0..9 {
-            let text: String = std::iter::repeat_n('a', pad)
-                .chain([c, 'x', c, c])
-                .chain(std::iter::repeat_n('b', 8 - pad))
-                .chain([c])
-                .collect();
-            let want: String = text.chars().filter(|&c| !dropped(c)).collect();
-            let mut buf = [0u8; 64];
-            buf[..text.len()].copy_from_slice(text.as_bytes());
-            let n = super::matcher::squeeze_controls(&mut buf[..text.len()]);
-            assert_eq!(
-                core::str::from_utf8(&buf[..n]).unwrap(),
-                want,
-                "{c:?} {pad}"
-            );
-        }
     }
 }
