@@ -92,6 +92,10 @@ struct Detector<'s> {
     busy: bool,
     /// Both cases of each literal's first byte.
     firsts: [bool; 128],
+    /// Per automaton state, where a pattern's first byte lies in the bytes its chain
+    /// matched ([`Detector::chain_starts`]): bits 0–15 the positions, bits 16 and up
+    /// how many positions are known.
+    chain_firsts: [u32; 256],
 }
 
 impl<'s> Detector<'s> {
@@ -112,7 +116,34 @@ impl<'s> Detector<'s> {
             found: 0,
             busy: false,
             firsts,
+            chain_firsts: [0; 256],
         }
+    }
+
+    /// The positions in `bytes[from..end]` (at most 16 bytes, which the chain of
+    /// `state` matched) holding a pattern's first byte (`<`, `[`, `u`, either case),
+    /// as bits. What a chain matches is its own label up to ASCII case, so the
+    /// positions are the state's, found once: along `</APPLICABLE-RULE` repeated,
+    /// the chains are met again every 17 bytes, each a 16-byte test before.
+    #[inline]
+    fn chain_starts(&mut self, state: u16, bytes: &[u8], from: usize, end: usize) -> u32 {
+        let n = end.saturating_sub(from);
+        let Some(entry) = self.chain_firsts.get_mut(usize::from(state) & 0xFF) else {
+            return 0;
+        };
+        let below = 1u32.checked_shl(n as u32).unwrap_or(0).wrapping_sub(1) & 0xFFFF;
+        if (*entry >> 16) as usize >= n {
+            return *entry & below;
+        }
+        let mut bits = 0u32;
+        for (k, &b) in bytes.get(from..end).unwrap_or_default().iter().enumerate() {
+            if starts_pattern(b.to_ascii_lowercase()) {
+                bits |= 1u32.checked_shl(k as u32).unwrap_or(0);
+            }
+        }
+        bits &= below;
+        *entry = bits | (n.min(16) as u32) << 16;
+        bits
     }
 
     #[inline]
@@ -146,7 +177,17 @@ impl<'s> Detector<'s> {
             // beginning among them is left to the caller.
             let (next, end) = self.auto.chain(state, bytes, i);
             if end > i {
-                match pattern_start_in(bytes, i, end) {
+                let mut starts = self.chain_starts(state, bytes, i, end);
+                let mut first = None;
+                while starts != 0 {
+                    let k = i.saturating_add(starts.trailing_zeros() as usize);
+                    starts &= starts.wrapping_sub(1);
+                    if may_start(bytes.get(k..).unwrap_or_default()) {
+                        first = Some(k);
+                        break;
+                    }
+                }
+                match first {
                     None => {
                         state = next;
                         i = end;
@@ -823,6 +864,14 @@ pub(crate) fn skip_plain_for_test(bytes: &[u8], from: usize, backend: Backend) -
 #[cfg(test)]
 pub(crate) const MARKER_STEM_FOR_TEST: &str = MARKER_STEM;
 
+/// [`may_start`] of `rest` (which begins with a pattern's first byte), and what a walk
+/// of every pattern alone decides, for the tests.
+#[cfg(test)]
+pub(crate) fn may_start_and_walk(rest: &[u8]) -> (bool, bool) {
+    let first = rest.first().map_or(0, u8::to_ascii_lowercase);
+    (may_start(rest), may_start_walk(rest, first))
+}
+
 /// Controls step 3 drops: every Cc but TAB and LF.
 #[inline]
 fn is_dropped_control(c: char) -> bool {
@@ -838,21 +887,6 @@ fn put_run(text: &str, from: usize, to: usize, out: &mut impl Out) {
     }
 }
 
-/// The first three bytes of each fixed pattern (every one has at least three).
-// Const evaluation: the indexes are bounded by the loop and the lengths; a slip fails
-// the build.
-#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
-const FIXED_KEYS: [[u8; 3]; FIXED.len()] = {
-    let mut keys = [[0u8; 3]; FIXED.len()];
-    let mut i = 0;
-    while i < FIXED.len() {
-        let pat = FIXED[i].0.as_bytes();
-        keys[i] = [pat[0], pat[1], pat[2]];
-        i += 1;
-    }
-    keys
-};
-
 /// Whether ASCII byte `b` leaves a pattern undecided when it follows a pattern's
 /// beginning: a non-ASCII byte (it may fold to anything) or a control step 3 drops
 /// (its neighbours meet).
@@ -861,38 +895,69 @@ const fn undecided(b: u8) -> bool {
     b >= 0x80 || (b < 0x20 && b != b'\t' && b != b'\n') || b == 0x7F
 }
 
-/// Bit `b` of row `r`: some pattern (the fixed ones and `<|`) has first byte
-/// `FIRSTS[r]` and second byte `b`.
-const FIRSTS: [u8; 3] = [b'u', b'[', b'<'];
-// Const evaluation: the indexes are bounded by the loops and the lengths (every
-// pattern has at least two bytes, all ASCII); a slip fails the build.
+/// What the first two bytes of a pattern say, by row (the first byte: `u`, `[`, `<`)
+/// and the second byte: `0` no pattern begins with them, [`OPENING`] they are `<|`
+/// (the generic token's whole opening), otherwise `2 + j`, `THIRDS[j]` the third
+/// bytes of the fixed patterns that begin with them.
+#[derive(Clone, Copy, Debug)]
+struct Prefixes {
+    pairs: [[u8; 128]; 3],
+    /// Bit `b % 64` of word `b / 64`: some fixed pattern has third byte `b`.
+    thirds: [[u64; 2]; 16],
+}
+
+/// [`Prefixes::pairs`] of `<|`.
+const OPENING: u8 = 1;
+
+/// The row of [`Prefixes::pairs`] for a pattern's (folded) first byte.
+#[inline(always)]
+const fn row_of(first: u8) -> Option<usize> {
+    match first {
+        b'u' => Some(0),
+        b'[' => Some(1),
+        b'<' => Some(2),
+        _ => None,
+    }
+}
+
+// Const evaluation: the indexes are bounded by the loops, the lengths (every fixed
+// pattern has at least three bytes, all ASCII) and the asserts; a slip fails the build.
 #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
-const SECONDS: [u128; 3] = {
-    let mut rows = [0u128; 3];
+const PREFIXES: Prefixes = {
+    let mut p = Prefixes {
+        pairs: [[0; 128]; 3],
+        thirds: [[0; 2]; 16],
+    };
+    let mut n = 0usize;
     let mut i = 0;
-    while i <= FIXED.len() {
-        let pat = if i < FIXED.len() {
-            FIXED[i].0.as_bytes()
-        } else {
-            b"<|"
+    while i < FIXED.len() {
+        let pat = FIXED[i].0.as_bytes();
+        let Some(r) = row_of(pat[0]) else {
+            panic!("a fixed pattern begins with a byte `starts_pattern` does not know");
         };
-        let mut r = 0;
-        while r < FIRSTS.len() {
-            if pat[0] == FIRSTS[r] {
-                rows[r] |= 1 << pat[1];
-            }
-            r += 1;
+        let (second, third) = (pat[1] as usize, pat[2]);
+        assert!(
+            !(pat[0] == b'<' && pat[1] == b'|'),
+            "`<|` is the generic token's"
+        );
+        if p.pairs[r][second] == 0 {
+            assert!(n < 16, "more pairs of first bytes than `Prefixes::thirds`");
+            p.pairs[r][second] = 2 + n as u8;
+            n += 1;
         }
+        let j = (p.pairs[r][second] - 2) as usize;
+        p.thirds[j][(third >> 6) as usize] |= 1 << (third & 63);
         i += 1;
     }
-    rows
+    p.pairs[2][b'|' as usize] = OPENING;
+    p
 };
 
 /// Whether a pattern may begin at the start of `rest` (an ASCII pattern first byte),
 /// judged by the ASCII after it. Undecided, and so `true`, at the end of `rest`, at a
 /// non-ASCII byte (it may fold to anything) and at a control step 3 drops (its
-/// neighbours meet). Most candidates end on their second or third byte here, without
-/// a walk of the patterns.
+/// neighbours meet). Most candidates end on their second or third byte here, by two
+/// table lookups, without a walk of the patterns.
 #[inline]
 fn may_start(rest: &[u8]) -> bool {
     let Some(&second) = rest.get(1) else {
@@ -902,21 +967,18 @@ fn may_start(rest: &[u8]) -> bool {
         return true;
     }
     let first = rest.first().map_or(0, u8::to_ascii_lowercase);
-    let second = second.to_ascii_lowercase();
-    let row = match first {
-        b'u' => SECONDS[0],
-        b'[' => SECONDS[1],
-        b'<' => SECONDS[2],
-        _ => 0,
-    };
-    // `second` is ASCII (below 128), so the shift is in range.
-    if (row >> second) & 1 == 0 {
+    let Some(row) = row_of(first).and_then(|r| PREFIXES.pairs.get(r)) else {
         return false;
-    }
-    // `<|` is the generic token's whole opening; any other pattern is decided by its
-    // third byte against the fixed patterns' first three.
-    if first == b'<' && second == b'|' {
-        return true;
+    };
+    // `second` is ASCII here (not undecided).
+    let pair = row
+        .get(usize::from(second.to_ascii_lowercase()))
+        .copied()
+        .unwrap_or(0);
+    match pair {
+        0 => return false,
+        OPENING => return true,
+        _ => {}
     }
     let Some(&third) = rest.get(2) else {
         return true;
@@ -924,8 +986,14 @@ fn may_start(rest: &[u8]) -> bool {
     if undecided(third) {
         return true;
     }
-    let key = [first, second, third.to_ascii_lowercase()];
-    if !FIXED_KEYS.contains(&key) {
+    let third = third.to_ascii_lowercase();
+    let words = PREFIXES
+        .thirds
+        .get(usize::from(pair.wrapping_sub(2)))
+        .copied()
+        .unwrap_or_default();
+    let word = words.get(usize::from(third >> 6)).copied().unwrap_or(0);
+    if (word >> (third & 63)) & 1 == 0 {
         return false;
     }
     may_start_walk(rest, first)
@@ -954,64 +1022,6 @@ fn may_start_walk(rest: &[u8], first: u8) -> bool {
         }
     }
     false
-}
-
-/// The first position in `from..end` (plain ASCII) where a pattern may begin, by
-/// [`may_start`]. The bytes are tested 16 at a time for a pattern's first byte
-/// (`<`, `[`, `u` in either case), which is rare inside a literal.
-#[inline]
-fn pattern_start_in(bytes: &[u8], from: usize, end: usize) -> Option<usize> {
-    let mut at = from;
-    while at < end {
-        let n = end.saturating_sub(at).min(16);
-        let mut w = [0u8; 16];
-        // A fixed-size load where 16 bytes remain (no variable-length copy).
-        match bytes.get(at..at.saturating_add(16)) {
-            Some(src) => w.copy_from_slice(src),
-            None => {
-                for (d, &b) in w.iter_mut().zip(bytes.get(at..end).unwrap_or_default()) {
-                    *d = b;
-                }
-            }
-        }
-        let x = u128::from_le_bytes(w);
-        // `| 0x20` maps `U` to `u` and `[` to `{`: a superset, checked exactly below.
-        let lower = x | u128::from_le_bytes([0x20; 16]);
-        let hits = zero_bytes(x ^ u128::from_le_bytes([b'<'; 16]))
-            | zero_bytes(lower ^ u128::from_le_bytes([b'u'; 16]))
-            | zero_bytes(lower ^ u128::from_le_bytes([b'{'; 16]));
-        // Only the `n` bytes of `at..end` count.
-        let valid = if n >= 16 {
-            u128::MAX
-        } else {
-            1u128
-                .checked_shl(u32::try_from(n.saturating_mul(8)).unwrap_or(0))
-                .unwrap_or(0)
-                .wrapping_sub(1)
-        };
-        let mut hits = hits & valid;
-        while hits != 0 {
-            let k = at.saturating_add((hits.trailing_zeros() / 8) as usize);
-            hits &= hits.wrapping_sub(1);
-            if let Some(&b) = bytes.get(k)
-                && starts_pattern(b.to_ascii_lowercase())
-                && may_start(bytes.get(k..).unwrap_or_default())
-            {
-                return Some(k);
-            }
-        }
-        at = at.saturating_add(n);
-    }
-    None
-}
-
-/// 0x80 in each zero byte of `t`, 0 elsewhere; exact per byte (no carry crosses a
-/// byte: each sum stays below 0x100).
-#[inline(always)]
-const fn zero_bytes(t: u128) -> u128 {
-    const LO7: u128 = u128::from_le_bytes([0x7F; 16]);
-    const HI: u128 = u128::from_le_bytes([0x80; 16]);
-    !((t & LO7).wrapping_add(LO7) | t) & HI
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -647,6 +647,77 @@ fn literal_chains_leave_patterns_inside_them_to_the_matcher() {
     );
 }
 
+/// `may_start`'s tables (second byte, then third) decide what a walk of the patterns
+/// decides, for every first byte that may begin one and every two bytes after it
+/// (ASCII of both cases, controls, non-ASCII bytes), at the end of the text or before
+/// more of a pattern.
+#[test]
+fn may_start_decides_what_the_walk_decides() {
+    let tails: [&[u8]; 4] = [b"", b"sys>>", b"ink>", b"_call>"];
+    let mut starts = 0;
+    for first in [b'<', b'[', b'u', b'U'] {
+        for second in 0..=255u8 {
+            let short = [first, second];
+            let (fast, walk) = super::matcher::may_start_and_walk(&short);
+            assert_eq!(fast, walk, "{short:X?}");
+            for third in 0..=255u8 {
+                for tail in tails {
+                    let mut rest = vec![first, second, third];
+                    rest.extend_from_slice(tail);
+                    let (fast, walk) = super::matcher::may_start_and_walk(&rest);
+                    assert_eq!(fast, walk, "{rest:X?}");
+                    starts += usize::from(fast);
+                }
+            }
+        }
+    }
+    // Some begin a pattern, many are undecided (a non-ASCII byte), the rest do not.
+    assert!((1000..1_000_000).contains(&starts), "{starts}");
+    assert!(super::matcher::may_start_and_walk(b"<").0);
+}
+
+proptest! {
+    /// The busy literal search remembers, per automaton state, where a pattern's first
+    /// byte lies in the bytes its chain matches: over long text where the same chains
+    /// recur (the literal prefixes, in both cases, cut short, with patterns and
+    /// patterns' first bytes inserted), the default set (chains) and the same literals
+    /// in another order (the trie: no chains) give the same result, one-shot and
+    /// streamed.
+    #[test]
+    fn remembered_chain_positions_change_nothing(
+        pieces in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "</APPLICABLE-RULE", "</applicable-rule", "</APPLICABLE-RU", "</APPLICA",
+                "## Applicable Rules (scope", "## APPLICABLE R", "</LEARNINGS-INDEX",
+                "</learnings-", "## Learnings Index (selecte", "u", "U", "un", "<", "[",
+                "<|", "|>", "<think>", "untrusted-content:end", "[INST]", "<!--", "x",
+                "\u{7}", "\u{FF55}", "S", ">", " ",
+            ]),
+            0..60,
+        ),
+        cut in 0usize..2000,
+    ) {
+        static STEPPED: LiteralSet<'static> = match LiteralSet::new(&[
+            "## Learnings Index (selected",
+            "</LEARNINGS-INDEX>",
+            "## Applicable Rules (scoped",
+            "</APPLICABLE-RULES>",
+        ]) {
+            Ok(s) => s,
+            Err(_) => LiteralSet::EMPTY,
+        };
+        let text = pieces.concat();
+        let mut out = vec![0u8; worst_case_len(text.len(), 100_000)];
+        let stepped = sanitize_prose_with(&text, "insight", 100_000, &STEPPED, &mut out)
+            .map(|p| String::from(p.text))
+            .ok();
+        let chained = sanitize(&text, 100_000).ok();
+        prop_assert_eq!(&chained, &stepped);
+        let cut = cut.min(text.len());
+        prop_assert_eq!(chunked_sanitize(&text, 100_000, &[cut]).ok(), chained);
+    }
+}
+
 /// Text for the matcher alone: pattern pieces, the stem's letters, and non-ASCII code
 /// points that fold to nothing, to a barrier, to a pattern's first byte or to the
 /// letters of a marker; long plain runs so the block scan runs too.
