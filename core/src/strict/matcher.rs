@@ -896,18 +896,20 @@ const fn undecided(b: u8) -> bool {
 }
 
 /// What the first two bytes of a pattern say, by row (the first byte: `u`, `[`, `<`)
-/// and the second byte: `0` no pattern begins with them, [`OPENING`] they are `<|`
-/// (the generic token's whole opening), otherwise `2 + j`, `THIRDS[j]` the third
-/// bytes of the fixed patterns that begin with them.
+/// and the second byte as it is: `0` no pattern begins with them, [`UNDECIDED`] the
+/// second byte is `|` (`<|` is the generic token's whole opening) or leaves every
+/// pattern undecided ([`undecided`]), otherwise `2 + j`, `thirds[j]` the third bytes
+/// (as they are: both cases, and the undecided ones) after which a fixed pattern
+/// beginning with the two may go on.
 #[derive(Clone, Copy, Debug)]
 struct Prefixes {
-    pairs: [[u8; 128]; 3],
-    /// Bit `b % 64` of word `b / 64`: some fixed pattern has third byte `b`.
-    thirds: [[u64; 2]; 16],
+    pairs: [[u8; 256]; 3],
+    /// Bit `b % 64` of word `b / 64`: third byte `b` may go on.
+    thirds: [[u64; 4]; 16],
 }
 
-/// [`Prefixes::pairs`] of `<|`.
-const OPENING: u8 = 1;
+/// [`Prefixes::pairs`] where the first two bytes decide nothing.
+const UNDECIDED: u8 = 1;
 
 /// The row of [`Prefixes::pairs`] for a pattern's (folded) first byte.
 #[inline(always)]
@@ -925,8 +927,8 @@ const fn row_of(first: u8) -> Option<usize> {
 #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 const PREFIXES: Prefixes = {
     let mut p = Prefixes {
-        pairs: [[0; 128]; 3],
-        thirds: [[0; 2]; 16],
+        pairs: [[0; 256]; 3],
+        thirds: [[0; 4]; 16],
     };
     let mut n = 0usize;
     let mut i = 0;
@@ -935,64 +937,75 @@ const PREFIXES: Prefixes = {
         let Some(r) = row_of(pat[0]) else {
             panic!("a fixed pattern begins with a byte `starts_pattern` does not know");
         };
-        let (second, third) = (pat[1] as usize, pat[2]);
         assert!(
             !(pat[0] == b'<' && pat[1] == b'|'),
             "`<|` is the generic token's"
         );
-        if p.pairs[r][second] == 0 {
+        let second = pat[1];
+        if p.pairs[r][second as usize] == 0 {
             assert!(n < 16, "more pairs of first bytes than `Prefixes::thirds`");
-            p.pairs[r][second] = 2 + n as u8;
+            p.pairs[r][second as usize] = 2 + n as u8;
+            p.pairs[r][second.to_ascii_uppercase() as usize] = 2 + n as u8;
             n += 1;
         }
-        let j = (p.pairs[r][second] - 2) as usize;
-        p.thirds[j][(third >> 6) as usize] |= 1 << (third & 63);
+        let j = (p.pairs[r][second as usize] - 2) as usize;
+        let mut b = 0usize;
+        while b < 256 {
+            let third = b as u8;
+            if undecided(third) || third.to_ascii_lowercase() == pat[2] {
+                p.thirds[j][b >> 6] |= 1 << (b & 63);
+            }
+            b += 1;
+        }
         i += 1;
     }
-    p.pairs[2][b'|' as usize] = OPENING;
+    let mut r = 0;
+    while r < 3 {
+        let mut b = 0usize;
+        while b < 256 {
+            if undecided(b as u8) {
+                p.pairs[r][b] = UNDECIDED;
+            }
+            b += 1;
+        }
+        r += 1;
+    }
+    p.pairs[2][b'|' as usize] = UNDECIDED;
     p
 };
 
 /// Whether a pattern may begin at the start of `rest` (an ASCII pattern first byte),
 /// judged by the ASCII after it. Undecided, and so `true`, at the end of `rest`, at a
 /// non-ASCII byte (it may fold to anything) and at a control step 3 drops (its
-/// neighbours meet). Most candidates end on their second or third byte here, by two
-/// table lookups, without a walk of the patterns.
+/// neighbours meet). Most candidates end on their second or third byte here, by a
+/// table lookup each (the bytes as they are), without a walk of the patterns.
 #[inline]
 fn may_start(rest: &[u8]) -> bool {
     let Some(&second) = rest.get(1) else {
         return true;
     };
-    if undecided(second) {
-        return true;
-    }
     let first = rest.first().map_or(0, u8::to_ascii_lowercase);
     let Some(row) = row_of(first).and_then(|r| PREFIXES.pairs.get(r)) else {
-        return false;
+        return undecided(second);
     };
-    // `second` is ASCII here (not undecided).
-    let pair = row
-        .get(usize::from(second.to_ascii_lowercase()))
-        .copied()
-        .unwrap_or(0);
+    let pair = row.get(usize::from(second)).copied().unwrap_or(UNDECIDED);
     match pair {
         0 => return false,
-        OPENING => return true,
+        UNDECIDED => return true,
         _ => {}
     }
     let Some(&third) = rest.get(2) else {
         return true;
     };
-    if undecided(third) {
-        return true;
-    }
-    let third = third.to_ascii_lowercase();
     let words = PREFIXES
         .thirds
         .get(usize::from(pair.wrapping_sub(2)))
         .copied()
-        .unwrap_or_default();
-    let word = words.get(usize::from(third >> 6)).copied().unwrap_or(0);
+        .unwrap_or([u64::MAX; 4]);
+    let word = words
+        .get(usize::from(third >> 6))
+        .copied()
+        .unwrap_or(u64::MAX);
     if (word >> (third & 63)) & 1 == 0 {
         return false;
     }
