@@ -16,10 +16,26 @@
 use super::class::{in_drop_set_fast, is_inert, is_keepable};
 use super::keep::KeepSink;
 use crate::scan::{Backend, StrictKernel, StrictMasks};
+use crate::truncate::floor_char_boundary;
 
 /// Kept bytes after the last dropped code point at which the run gives the text
 /// back to the block scan (the members of D are no longer dense).
 const SPARSE: usize = 48;
+
+/// The most bytes of a piece gathered at once when the sink has no room for all of it
+/// (sanitize's batch).
+const GATHER_PART: usize = 512;
+
+/// Whether half the 16 bytes at `from` (or more) are non-ASCII: the members of D
+/// stay dense there (between letters, every second code point is one).
+#[inline]
+fn dense_ahead(bytes: &[u8], from: usize) -> bool {
+    let mut w = [0u8; 16];
+    for (d, &b) in w.iter_mut().zip(bytes.get(from..).unwrap_or_default()) {
+        *d = b;
+    }
+    (u128::from_le_bytes(w) & u128::from_le_bytes([0x80; 16])).count_ones() >= 8
+}
 
 /// Where a dense run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,17 +99,34 @@ pub(super) fn drop_dense<S: KeepSink>(
     backend: Backend,
 ) -> DenseRun {
     let bytes = text.as_bytes();
-    if !S::DROPS
-        && let Some(room) = sink.room(bytes.len().saturating_sub(from))
-    {
-        let kernel = StrictKernel::of(backend);
-        let run = if S::DROPS_CONTROLS {
-            gather_dense::<true>(bytes, from, dead, room, kernel)
+    if !S::DROPS {
+        // Room for the rest of the piece, or failing that (sanitize's batch is 512
+        // bytes) for a part of it: the run then ends there, and the keeper goes on
+        // from it as after a run that thinned out. Without this a long piece of dense
+        // members of D — hostile text with no ESC to cut it — went a run at a time.
+        // Only where members of D are dense ahead: after a sparse one (mixed prose)
+        // the kept runs are better handed on as slices of the text than copied.
+        let rest = bytes.len().saturating_sub(from);
+        let limit = if rest <= GATHER_PART || sink.room(rest).is_some() {
+            bytes.len()
+        } else if dense_ahead(bytes, from) {
+            floor_char_boundary(text, from.saturating_add(GATHER_PART))
         } else {
-            gather_dense::<false>(bytes, from, dead, room, kernel)
+            from
         };
-        sink.gathered(run.kept);
-        return run.run;
+        if limit > from
+            && let Some(room) = sink.room(limit.saturating_sub(from))
+        {
+            let part = bytes.get(..limit).unwrap_or_default();
+            let kernel = StrictKernel::of(backend);
+            let run = if S::DROPS_CONTROLS {
+                gather_dense::<true>(part, from, dead, room, kernel)
+            } else {
+                gather_dense::<false>(part, from, dead, room, kernel)
+            };
+            sink.gathered(run.kept);
+            return run.run;
+        }
     }
     let rest = bytes.get(from..).unwrap_or_default();
     let text = text.get(from..).unwrap_or_default();
@@ -679,6 +712,43 @@ mod tests {
                         want,
                         "{kernel:?} {at}"
                     );
+                }
+            }
+        }
+    }
+
+    /// A long piece of dense members of D (no ESC cuts it) with room for only a part
+    /// of it (sanitize's batch): gathered part by part, it keeps what a keeper handing
+    /// on runs keeps, in one piece and cut anywhere.
+    #[test]
+    fn a_long_piece_gathered_in_parts_keeps_what_runs_keep() {
+        for seed in 0..24u64 {
+            let text = dense_text(seed.wrapping_add(9000), 300 + (seed as usize * 97) % 900);
+            let mut cuts: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+            cuts.push(text.len());
+            let step = 1 + cuts.len() / 24;
+            for &cut in cuts.iter().step_by(step) {
+                let (a, b) = text.split_at(cut);
+                let mut runs = Runs(String::new());
+                let mut k = Keeper::new();
+                k.push(a, &mut runs);
+                k.push(b, &mut runs);
+                k.finish(&mut runs);
+                for backend in Backend::all() {
+                    let mut room = Room {
+                        out: String::new(),
+                        buf: Vec::new(),
+                        cap: GATHER_PART,
+                        gathers: 0,
+                    };
+                    let mut k = Keeper::on(backend);
+                    k.push(a, &mut room);
+                    k.push(b, &mut room);
+                    k.finish(&mut room);
+                    let at = format!("{backend:?} {text:?} cut at {cut}");
+                    assert_eq!(room.out, runs.0, "{at}");
+                    // The pieces longer than the room were gathered too.
+                    assert!(room.gathers > 0, "{at}");
                 }
             }
         }
