@@ -318,10 +318,14 @@ fn main() -> ExitCode {
             // other portable floors stay 0 (reported): measured on AVX2 only.
             // Sanitize's literal prefix is the exception: at load 5-6 on the two cores
             // (helpers benchmarking beside the test command) it measured 0.112-0.137,
-            // and its floor at the target failed a test run at 0.124. A floor is for
-            // regressions, so it sits under half of that; the target stays reported.
+            // and its floor at the target failed a test run at 0.124. Since the literal
+            // search remembers where a pattern may restart in a chain (BENCHMARKS.md,
+            // "Strict over hostile text, last round") 0.175-0.240 at load 3-5, with a
+            // core kept busy too; a floor is for regressions, so it sits under half of
+            // the lowest and the target stays reported. The scalar search does not
+            // depend on the vector backend.
             let floor = match (op, kind) {
-                (StrictSanitize, HostileLiteralPrefix) => 1.0 / 20.0,
+                (StrictSanitize, HostileLiteralPrefix) => 1.0 / 12.0,
                 (_, HostileMarkerPrefix | HostileLiteralPrefix) => 1.0 / 8.0,
                 _ => 1.0 / 25.0,
             };
