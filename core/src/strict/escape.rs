@@ -91,6 +91,13 @@ impl Escapes {
         }
     }
 
+    /// Step 1 finding its stops on `backend` (for the hidden `*_on` entries).
+    pub(crate) const fn on(backend: Backend) -> Self {
+        let mut e = Escapes::new();
+        e.stops = Stops::On(backend);
+        e
+    }
+
     /// Step 1 finding its stops with `stops` (for tests).
     #[cfg(test)]
     const fn with(stops: Stops) -> Self {

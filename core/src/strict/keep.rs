@@ -154,8 +154,8 @@ impl Keeper {
         }
     }
 
-    /// A keeper on `backend` (for tests; [`Keeper::new`] picks the best).
-    #[cfg(test)]
+    /// A keeper on `backend` (for tests and the hidden `*_on` entries; [`Keeper::new`]
+    /// picks the best).
     pub(crate) const fn on(backend: Backend) -> Self {
         let mut k = Keeper::new();
         k.backend = Some(backend);

@@ -369,6 +369,14 @@ impl<'s> Matcher<'s> {
         }
     }
 
+    /// A matcher scanning on `backend` ([`Matcher::new`] picks the best; for the hidden
+    /// `*_on` entries that tests and fuzz targets call).
+    pub(crate) fn on(set: &'s LiteralSet<'s>, backend: Backend) -> Self {
+        let mut m = Matcher::new(set);
+        m.backend = backend;
+        m
+    }
+
     /// A matcher that stops at every non-ASCII code point (the tests compare it with
     /// [`Matcher::new`]).
     #[cfg(test)]

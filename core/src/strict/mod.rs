@@ -36,6 +36,10 @@ pub use prose::{
     ProseStream, StripStream, cut_into, sanitize_prose_with, strip_each, strip_into, stripped_len,
     worst_case_len,
 };
+/// Strict strip and sanitize with every stage on a named backend: tests and fuzz
+/// targets compare the backends (`Backend::all`); the public entries pick the best.
+#[doc(hidden)]
+pub use prose::{sanitize_prose_on, strip_into_on};
 pub use tables::CONFUSABLES_VERSION;
 
 /// The fold of `c` on the strict folded view (§4): `Some(ascii)` (empty for a member of

@@ -13,6 +13,7 @@ use super::trail::Trail;
 use crate::forgery::LiteralSet;
 use crate::prose::{Prose, ProseError, StreamError, TruncationNote, stream_buffer_len};
 use crate::reject::Rejection;
+use crate::scan::Backend;
 use crate::strip::BufferTooSmall;
 use crate::truncate::floor_char_boundary;
 use crate::utf8::{Utf8Error, Utf8Stream};
@@ -46,6 +47,14 @@ impl StripEngine {
         let mut sink = StripSink(emit);
         let keeper = &mut self.keeper;
         self.escapes.push(text, &mut |s| keeper.push(s, &mut sink));
+    }
+
+    /// Steps 1–2 with both stages on `backend`.
+    const fn on(backend: Backend) -> Self {
+        StripEngine {
+            escapes: Escapes::on(backend),
+            keeper: Keeper::on(backend),
+        }
     }
 
     /// [`StripEngine::push`] into a sink of its own.
@@ -87,6 +96,26 @@ pub fn stripped_len(text: &str) -> usize {
 /// when `out` is too small; a buffer of `text.len()` bytes always suffices (strict
 /// strip only removes).
 pub fn strip_into<'o>(text: &str, out: &'o mut [u8]) -> Result<&'o str, BufferTooSmall> {
+    strip_into_with(StripEngine::new(), Backend::best(), text, out)
+}
+
+/// [`strip_into`] with every stage on `backend` (tests and fuzz targets compare the
+/// backends; the public entry picks the best).
+#[doc(hidden)]
+pub fn strip_into_on<'o>(
+    backend: Backend,
+    text: &str,
+    out: &'o mut [u8],
+) -> Result<&'o str, BufferTooSmall> {
+    strip_into_with(StripEngine::on(backend), backend, text, out)
+}
+
+fn strip_into_with<'o>(
+    mut engine: StripEngine,
+    backend: Backend,
+    text: &str,
+    out: &'o mut [u8],
+) -> Result<&'o str, BufferTooSmall> {
     if out.len() < text.len() {
         let needed = stripped_len(text);
         if out.len() < needed {
@@ -94,16 +123,13 @@ pub fn strip_into<'o>(text: &str, out: &'o mut [u8]) -> Result<&'o str, BufferTo
         }
     }
     let mut sink = IntoSink { out, len: 0 };
-    let mut engine = StripEngine::new();
     engine.push_into(text, &mut sink);
     engine.finish_into(&mut sink);
     let IntoSink { out, len } = sink;
     let written = out.get(..len).unwrap_or_default();
     // Whole runs of a `str` were copied; checked with the backend's validator (the
     // scalar one cost 1.2 instructions a byte over dense members of D).
-    Ok(crate::scan::Backend::best()
-        .to_str(written)
-        .unwrap_or_default())
+    Ok(backend.to_str(written).unwrap_or_default())
 }
 
 /// Copies `src` into `dst` (of the same length). Between dense members of D step 2
@@ -531,6 +557,15 @@ impl<'s> Engine<'s> {
         }
     }
 
+    /// Steps 1–5 with every stage on `backend`.
+    fn on(set: &'s LiteralSet<'s>, backend: Backend) -> Self {
+        Engine {
+            escapes: Escapes::on(backend),
+            keeper: Keeper::on(backend),
+            matcher: Matcher::on(set, backend),
+        }
+    }
+
     fn push(&mut self, text: &str, writer: &mut Writer<'_>) {
         let keeper = &mut self.keeper;
         let mut sink = MatchSink::new(text, &mut self.matcher, writer);
@@ -624,7 +659,32 @@ pub fn sanitize_prose_with<'a, 'o>(
     literals: &'a LiteralSet<'a>,
     out: &'o mut [u8],
 ) -> Result<Prose<'o>, ProseError<'a>> {
-    let mut engine = Engine::new(literals);
+    sanitize_with(Engine::new(literals), text, field, max_bytes, literals, out)
+}
+
+/// [`sanitize_prose_with`] with every stage on `backend` (tests and fuzz targets
+/// compare the backends; the public entry picks the best).
+#[doc(hidden)]
+pub fn sanitize_prose_on<'a, 'o>(
+    backend: Backend,
+    text: &str,
+    field: &'a str,
+    max_bytes: usize,
+    literals: &'a LiteralSet<'a>,
+    out: &'o mut [u8],
+) -> Result<Prose<'o>, ProseError<'a>> {
+    let engine = Engine::on(literals, backend);
+    sanitize_with(engine, text, field, max_bytes, literals, out)
+}
+
+fn sanitize_with<'a, 'o>(
+    mut engine: Engine<'a>,
+    text: &str,
+    field: &'a str,
+    max_bytes: usize,
+    literals: &'a LiteralSet<'a>,
+    out: &'o mut [u8],
+) -> Result<Prose<'o>, ProseError<'a>> {
     let mut writer = Writer {
         out,
         cap: max_bytes,
