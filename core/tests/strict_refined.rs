@@ -266,3 +266,51 @@ fn keepable_members_at_a_block_edge_keep_only_in_context() {
         }
     }
 }
+
+/// Strict sanitize fed in two chunks, cut at `cut` (which may fall inside a code
+/// point).
+fn sanitize_cut(text: &str, cut: usize) -> Result<String, String> {
+    let mut buf = vec![0u8; airlock_core::prose::stream_buffer_len(BIG)];
+    let mut s =
+        airlock_core::strict::ProseStream::new("insight", BIG, &LiteralSet::DEFAULT, &mut buf)
+            .unwrap();
+    let (a, b) = text.as_bytes().split_at(cut);
+    s.feed(a).map_err(|e| e.to_string())?;
+    s.feed(b).map_err(|e| e.to_string())?;
+    s.finish()
+        .map(|p| String::from(p.text))
+        .map_err(|e| e.to_string())
+}
+
+/// A member of D, a folded literal and a folded marker near a block edge, streamed
+/// with a cut at every byte (so a piece ends inside the 2 bytes a refined block scan
+/// reads past its block, or inside the code point it tests): the one-shot answer, on
+/// every backend.
+#[test]
+fn a_cut_at_every_byte_near_a_block_edge_changes_nothing() {
+    let texts = [
+        format!("{}\u{200B}{}\u{E0041}{}", prose(62), prose(63), prose(70)),
+        format!(
+            "{}\u{FF1C}/APPLICABLE-RULES\u{FF1E}{}",
+            prose(61),
+            prose(70)
+        ),
+        format!("{}untrusted-conte\u{FF4E}t:end{}", prose(50), prose(70)),
+        format!("{}\u{226A}SYS\u{226B}{}", prose(63), prose(70)),
+        format!("{}<|im\u{2060}_start|>{}", prose(60), prose(70)),
+    ];
+    for text in &texts {
+        let want = sanitize(Backend::PORTABLE, text);
+        for backend in Backend::all() {
+            assert_eq!(
+                sanitize(backend, text),
+                want,
+                "{text:?} on {}",
+                backend.name()
+            );
+        }
+        for cut in 0..=text.len() {
+            assert_eq!(sanitize_cut(text, cut), want, "{text:?} cut at {cut}");
+        }
+    }
+}
