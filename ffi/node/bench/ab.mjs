@@ -4,14 +4,17 @@
 // A/B of a library change needs on a shared machine: the load falls on every side
 // alike. Reports only.
 //
-//   [ROUNDS=N] node bench/ab.mjs sanitize|fence mixed|dirty BYTES LIB_A.so LIB_B.so [...]
+//   [ROUNDS=N] node bench/ab.mjs sanitize|fence mixed|dirty|latin|cjk BYTES LIB_A.so LIB_B.so [...]
+//
+// latin and cjk are the same prose with every word in Spanish-like accented Latin
+// (two UTF-8 bytes a letter) or in CJK (three): the converter's other two ways.
 
 import { createAirlock } from '../index.js';
 
 const [op, kind, bytesArg, ...libs] = process.argv.slice(2);
 const bytes = Number(bytesArg);
-if (!['sanitize', 'fence'].includes(op) || !['mixed', 'dirty'].includes(kind) || !(bytes > 0) || libs.length < 2) {
-  console.error('usage: node bench/ab.mjs sanitize|fence mixed|dirty BYTES LIB_A.so LIB_B.so [...]');
+if (!['sanitize', 'fence'].includes(op) || !['mixed', 'dirty', 'latin', 'cjk'].includes(kind) || !(bytes > 0) || libs.length < 2) {
+  console.error('usage: node bench/ab.mjs sanitize|fence mixed|dirty|latin|cjk BYTES LIB_A.so LIB_B.so [...]');
   process.exit(2);
 }
 
@@ -30,6 +33,11 @@ const ODD = {
   mixed: ['—', '“quoted”', '…', 'café', 'naïve', '€12', '日本語', '😀', '’s', 'señor'],
   dirty: ['—', '“quoted”', '…', 'café', 'naïve', '€12', '日本語', '😀\uFE0F', 'a\u200bb', '\u0007', '’s'],
 };
+ODD.latin = ODD.mixed;
+ODD.cjk = ODD.mixed;
+const LATIN = 'él está aquí según niño año corazón señal útil país también después über größe français';
+const CJK = '日本語 中文 한국어 測試 安全 文字 検査 規則 学習 記録 信頼 境界';
+if (kind === 'latin' || kind === 'cjk') WORDS.splice(0, WORDS.length, ...(kind === 'latin' ? LATIN : CJK).split(' '));
 const widths = new Map();
 const width = (w) => {
   let n = widths.get(w);

@@ -1,19 +1,22 @@
 //! UTF-16 → UTF-8 thirty-two units at a time with AVX-512 (BW and VL for the
-//! compares and the narrowing, VBMI2 for `vpcompressb`), on CPUs that have it: each unit is
-//! widened to a 32-bit lane, encoded there as one, two or three bytes (four from a
-//! surrogate pair's high half, none from its low half), and the bytes are packed
-//! together by a compress with the lanes' byte mask. A block holding a lone
-//! surrogate or a pair split by its end (or, for sanitize, any surrogate or an ASCII
-//! control) is left to the caller's unit-wise path. The SSE2 steps (`blocks.rs`) remain for every other CPU.
+//! compares and the narrowing, VBMI for `vpmultishiftqb`, VBMI2 for `vpcompressb`),
+//! on CPUs that have it. An ASCII block is narrowed; a block below U+0800 is
+//! encoded in its 16-bit lanes; any other is widened to 32-bit lanes, each encoded
+//! there as one, two or three bytes (four from a surrogate pair's high half, none
+//! from its low half). The bytes are packed together by a compress with the lanes'
+//! byte mask. A block holding a lone surrogate or a pair split by its end (or, for
+//! sanitize, any surrogate or an ASCII control) is left to the caller's unit-wise
+//! path. The SSE2 steps (`blocks.rs`) remain for every other CPU.
 
 use core::arch::x86_64::{
-    __m256i, __m512i, _mm256_storeu_si256, _mm512_add_epi32, _mm512_and_si512,
-    _mm512_castsi512_si256, _mm512_cmpeq_epi16_mask, _mm512_cmplt_epu16_mask,
-    _mm512_cmplt_epu32_mask, _mm512_cvtepi16_epi8, _mm512_cvtepu16_epi32,
-    _mm512_extracti64x4_epi64, _mm512_loadu_si512, _mm512_mask_mov_epi32, _mm512_mask_storeu_epi8,
-    _mm512_maskz_compress_epi8, _mm512_movepi8_mask, _mm512_or_si512, _mm512_permutexvar_epi16,
-    _mm512_set1_epi16, _mm512_set1_epi32, _mm512_setzero_si512, _mm512_slli_epi32,
-    _mm512_srli_epi32,
+    __m256i, __m512i, _mm256_storeu_si256, _mm512_add_epi32, _mm512_alignr_epi32, _mm512_and_si512,
+    _mm512_castsi512_si256, _mm512_cmpeq_epi16_mask, _mm512_cmpge_epu8_mask,
+    _mm512_cmpge_epu16_mask, _mm512_cmplt_epu16_mask, _mm512_cvtepi16_epi8, _mm512_cvtepu16_epi32,
+    _mm512_extracti64x4_epi64, _mm512_loadu_si512, _mm512_mask_add_epi16, _mm512_mask_add_epi32,
+    _mm512_mask_mov_epi32, _mm512_mask_slli_epi32, _mm512_mask_storeu_epi8,
+    _mm512_maskz_compress_epi8, _mm512_multishift_epi64_epi8, _mm512_set1_epi16, _mm512_set1_epi32,
+    _mm512_set1_epi64, _mm512_slli_epi16, _mm512_slli_epi32, _mm512_srli_epi16,
+    _mm512_ternarylogic_epi32,
 };
 
 cpufeatures::new!(
@@ -21,11 +24,12 @@ cpufeatures::new!(
     "avx512f",
     "avx512bw",
     "avx512vl",
+    "avx512vbmi",
     "avx512vbmi2",
     "popcnt"
 );
 
-/// Proof that the CPU has AVX-512 F, BW, VL, VBMI2 and POPCNT: only [`detect`] makes
+/// Proof that the CPU has AVX-512 F, BW, VL, VBMI, VBMI2 and POPCNT: only [`detect`] makes
 /// one, after asking the CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Avx512 {
@@ -93,8 +97,8 @@ impl Avx512 {
 ///
 /// # Safety
 ///
-/// The CPU must support AVX-512 F, BW, VL, VBMI2 and POPCNT.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,popcnt")]
+/// The CPU must support AVX-512 F, BW, VL, VBMI, VBMI2 and POPCNT.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
 unsafe fn encode_run<const KEPT: bool>(
     src: &[u8],
     dst: &mut [u8],
@@ -130,19 +134,34 @@ unsafe fn encode_run<const KEPT: bool>(
     }
 }
 
-/// Lane `k` of a word permutation takes word `k + 1` (the last, itself).
-static NEXT_UNIT: [u16; 32] = [
-    1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26,
-    27, 28, 29, 30, 31, 31,
-];
+/// Per 64-bit lane, the bit offsets `vpmultishiftqb` reads each output byte from:
+/// for each of the lane's two code points (bytes 0–3 and 4–7), bits 18, 12, 6 and 0,
+/// so that, masked to six bits, the bytes hold the payloads of a four-byte sequence
+/// in order (of a shorter one, its last bytes).
+const PAYLOAD_SHIFTS: i64 = 0x2026_2C32_0006_0C12;
 
-/// Sixteen units of a block, with what [`encode32`] knows of them.
-#[derive(Clone, Copy)]
-struct Half {
-    units: __m256i,
-    /// Each unit's successor in the block.
-    next: __m256i,
+/// Per 32-bit lane, the marker bits OR-ed into those bytes: a three-byte sequence
+/// (`1110xxxx 10xxxxxx 10xxxxxx` in bytes 1–3), a two-byte one (bytes 2–3), a
+/// four-byte one (bytes 0–3). Byte 0 of a three-byte lane and bytes 0–1 of a
+/// two-byte lane stay zero: the keep test drops them.
+const TAG3: i32 = 0x8080_E000_u32.cast_signed();
+const TAG2: i32 = 0x80C0_0000_u32.cast_signed();
+const TAG4: i32 = 0x8080_80F0_u32.cast_signed();
+
+/// What a pair's low half plus this must add to `high << 10` for the code point:
+/// `0x10000 - (0xD800 << 10) - 0xDC00`, modulo 2^32.
+const PAIR_OFFSET: i32 = 0xFCA0_2400_u32.cast_signed();
+
+/// A block's units by kind, as masks (bit `k`: unit `k`).
+#[derive(Clone, Copy, Debug)]
+struct Kinds {
+    /// U+0080 or above.
+    non_ascii: u32,
+    /// U+0080–U+07FF: two bytes.
+    two: u32,
+    /// A pair's high half.
     high: u32,
+    /// A pair's low half.
     low: u32,
 }
 
@@ -150,146 +169,185 @@ struct Half {
 ///
 /// # Safety
 ///
-/// The CPU must support AVX-512 F, BW, VL, VBMI2 and POPCNT.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,popcnt")]
+/// The CPU must support AVX-512 F, BW, VL, VBMI, VBMI2 and POPCNT.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
 #[inline]
 unsafe fn encode32<const KEPT: bool>(src: &[u8; 64], dst: &mut [u8; 96]) -> Option<Block32> {
     // SAFETY: `src` is 64 readable bytes; `loadu` has no alignment requirement.
     let units: __m512i = unsafe { _mm512_loadu_si512(src.as_ptr().cast()) };
-    let ten_bits = _mm512_set1_epi16(0xFC00_u16.cast_signed());
-    let high = _mm512_cmpeq_epi16_mask(
-        _mm512_and_si512(units, ten_bits),
-        _mm512_set1_epi16(0xD800_u16.cast_signed()),
-    );
-    let low = _mm512_cmpeq_epi16_mask(
-        _mm512_and_si512(units, ten_bits),
-        _mm512_set1_epi16(0xDC00_u16.cast_signed()),
-    );
-    let non_ascii = !_mm512_cmplt_epu16_mask(units, _mm512_set1_epi16(0x80));
-    let mut refused = 0u32;
-    if KEPT {
-        // Sanitize decides surrogates unit-wise (pairing across drops, U+FE0F
-        // after a pictographic pair).
-        refused |= high | low;
-        // Below U+0020 but TAB and LF, and DEL.
-        let control = _mm512_cmplt_epu16_mask(units, _mm512_set1_epi16(0x20))
-            & !_mm512_cmpeq_epi16_mask(units, _mm512_set1_epi16(0x09))
-            & !_mm512_cmpeq_epi16_mask(units, _mm512_set1_epi16(0x0A));
-        refused |= control | _mm512_cmpeq_epi16_mask(units, _mm512_set1_epi16(0x7F));
-    }
-    // Without `KEPT`, surrogates in pairs within the block are encoded here (four
-    // bytes from the high half's lane, none from the low half's): every low half
-    // right after a high one, and no high half in the last unit (its low half, if
-    // any, is in the next block). A lone surrogate refuses the block.
-    if refused != 0 || u64::from(high) << 1 != u64::from(low) {
+    if KEPT && refused_by_sanitize(units) {
         return None;
     }
+    let non_ascii = _mm512_cmpge_epu16_mask(units, _mm512_set1_epi16(0x80));
+    // Three ways, by the widest unit: in mixed prose about two blocks in three are
+    // ASCII and one in ten needs at most two bytes a unit. The widest way alone is
+    // no faster on such prose (the branches mispredict, but the work they skip is
+    // more) and five times slower on ASCII.
     if non_ascii == 0 {
-        // All ASCII: the low bytes.
-        let bytes: __m256i = _mm512_cvtepi16_epi8(units);
-        // SAFETY: `dst` has at least 32 writable bytes; no alignment requirement.
-        unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), bytes) };
+        ascii32(units, dst);
         return Some(Block32 { len: 32, non_ascii });
     }
-    // The halves from the register, not loaded again (a second load of each half
-    // compiled to scalar loads and word inserts).
-    // Each unit's successor (the last unit's is itself: it is no high half), for
-    // the low halves of pairs; only when there are pairs.
-    let next = if high != 0 {
-        // SAFETY: 32 words, readable; `loadu` has no alignment requirement.
-        let to_next: __m512i = unsafe { _mm512_loadu_si512(NEXT_UNIT.as_ptr().cast()) };
-        _mm512_permutexvar_epi16(to_next, units)
-    } else {
-        units
+    let short = _mm512_cmplt_epu16_mask(units, _mm512_set1_epi16(0x800));
+    if short == u32::MAX {
+        let len = short32(units, non_ascii, dst);
+        return Some(Block32 { len, non_ascii });
+    }
+    let (high, low) = pairs(units)?;
+    let kinds = Kinds {
+        non_ascii,
+        two: short & non_ascii,
+        high,
+        low,
     };
-    let halves = [
-        Half {
-            units: _mm512_castsi512_si256(units),
-            next: _mm512_castsi512_si256(next),
-            high: high & 0xFFFF,
-            low: low & 0xFFFF,
-        },
-        Half {
-            units: _mm512_extracti64x4_epi64::<1>(units),
-            next: _mm512_extracti64x4_epi64::<1>(next),
-            high: high >> 16,
-            low: low >> 16,
-        },
+    let len = general32(units, &kinds, dst)?;
+    Some(Block32 { len, non_ascii })
+}
+
+/// Whether sanitize decides the block unit-wise: it holds a surrogate (pairing
+/// across drops, U+FE0F after a pictographic pair) or a control that step 2 drops
+/// (below U+0020 but TAB and LF, and DEL).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+#[inline]
+fn refused_by_sanitize(units: __m512i) -> bool {
+    let surrogate = _mm512_cmpeq_epi16_mask(
+        _mm512_and_si512(units, _mm512_set1_epi16(0xF800_u16.cast_signed())),
+        _mm512_set1_epi16(0xD800_u16.cast_signed()),
+    );
+    let control = _mm512_cmplt_epu16_mask(units, _mm512_set1_epi16(0x20))
+        & !_mm512_cmpeq_epi16_mask(units, _mm512_set1_epi16(0x09))
+        & !_mm512_cmpeq_epi16_mask(units, _mm512_set1_epi16(0x0A));
+    surrogate | control | _mm512_cmpeq_epi16_mask(units, _mm512_set1_epi16(0x7F)) != 0
+}
+
+/// The block's high and low surrogate halves, when every one is half of a pair
+/// within the block: every low half right after a high one, and no high half in
+/// the last unit (its low half, if any, is in the next block). `None` when one is
+/// lone, or its partner is in another block.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+#[inline]
+fn pairs(units: __m512i) -> Option<(u32, u32)> {
+    let ten_bits = _mm512_and_si512(units, _mm512_set1_epi16(0xFC00_u16.cast_signed()));
+    let high = _mm512_cmpeq_epi16_mask(ten_bits, _mm512_set1_epi16(0xD800_u16.cast_signed()));
+    let low = _mm512_cmpeq_epi16_mask(ten_bits, _mm512_set1_epi16(0xDC00_u16.cast_signed()));
+    (u64::from(high) << 1 == u64::from(low)).then_some((high, low))
+}
+
+/// An all-ASCII block: the low bytes, 32 of them.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+#[inline]
+fn ascii32(units: __m512i, dst: &mut [u8; 96]) {
+    let bytes: __m256i = _mm512_cvtepi16_epi8(units);
+    // SAFETY: `dst` has at least 32 writable bytes; no alignment requirement.
+    unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), bytes) };
+}
+
+/// A block of units below U+0800 (`non_ascii`: those of U+0080 or above): one or
+/// two bytes a unit (ASCII, Latin, Greek, Cyrillic, Hebrew, Arabic…), encoded in
+/// the unit's own 16-bit lane — `110xxxxx` from bits 6–10 in the low byte,
+/// `10xxxxxx` from bits 0–5 in the high one, ASCII units as they are — and packed
+/// by one compress. Returns the bytes written (32 to 64).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+#[inline]
+fn short32(units: __m512i, non_ascii: u32, dst: &mut [u8; 96]) -> usize {
+    let payloads = _mm512_ternarylogic_epi32::<0xA8>(
+        _mm512_slli_epi16::<8>(units),
+        _mm512_srli_epi16::<6>(units),
+        _mm512_set1_epi16(0x3F3F),
+    );
+    let encoded = _mm512_mask_add_epi16(
+        units,
+        non_ascii,
+        payloads,
+        _mm512_set1_epi16(0x80C0_u16.cast_signed()),
+    );
+    // Every low byte, and the high byte of a two-byte lane (at least 0x80; an
+    // ASCII lane's is zero).
+    let keep = _mm512_cmpge_epu8_mask(encoded, _mm512_set1_epi16(0x0800));
+    let n = keep.count_ones();
+    let packed = _mm512_maskz_compress_epi8(keep, encoded);
+    // SAFETY: the masked store writes only the first `n <= 64` bytes, which `dst`
+    // holds; masked-off lanes are neither written nor faulted on.
+    unsafe { _mm512_mask_storeu_epi8(dst.as_mut_ptr().cast(), first(n), packed) };
+    n as usize
+}
+
+/// Any other block whose surrogates all pair within it (`kinds` says which units
+/// are which): each unit in a 32-bit lane, sixteen at a time, as one to three
+/// bytes, a pair as four from its high half's lane and none from its low half's.
+/// Returns the bytes written; `None` only if they would not fit, which three bytes
+/// a unit and four a pair never reach.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+#[inline]
+fn general32(units: __m512i, kinds: &Kinds, dst: &mut [u8; 96]) -> Option<usize> {
+    let mut lanes = [
+        _mm512_cvtepu16_epi32(_mm512_castsi512_si256(units)),
+        _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64::<1>(units)),
     ];
-    // Bytes written so far: at most 49 after the first half (fifteen three-byte
-    // units and a pair's four bytes), and at most 96 in all (three per unit, four
-    // per pair), so every store below stays within the 96 bytes of `dst`.
-    let mut len = 0usize;
-    // No shortcut for an ASCII half: in mixed prose whether a half is ASCII is a
-    // coin toss, and the mispredicted branch cost more than the encoding it skipped
-    // (fence 64 KiB A/B 81.5 -> 78.7 µs).
-    for half in halves {
-        let (_, room) = dst.split_at_mut(len.min(49));
-        let x = _mm512_cvtepu16_epi32(half.units);
-        let low6 = _mm512_set1_epi32(0x3F);
-        let cont = _mm512_set1_epi32(0x80);
-        // Three bytes: 1110xxxx 10xxxxxx 10xxxxxx, lowest lane byte first.
-        let b0 = _mm512_or_si512(_mm512_srli_epi32::<12>(x), _mm512_set1_epi32(0xE0));
-        let b1 = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32::<6>(x), low6), cont);
-        let b2 = _mm512_or_si512(_mm512_and_si512(x, low6), cont);
-        let three = _mm512_or_si512(
-            _mm512_or_si512(b0, _mm512_slli_epi32::<8>(b1)),
-            _mm512_slli_epi32::<16>(b2),
-        );
-        // Two bytes: 110xxxxx 10xxxxxx.
-        let c0 = _mm512_or_si512(_mm512_srli_epi32::<6>(x), _mm512_set1_epi32(0xC0));
-        let two = _mm512_or_si512(c0, _mm512_slli_epi32::<8>(b2));
-        let is_one = _mm512_cmplt_epu32_mask(x, _mm512_set1_epi32(0x80));
-        let is_two = _mm512_cmplt_epu32_mask(x, _mm512_set1_epi32(0x800));
-        let mut encoded =
-            _mm512_mask_mov_epi32(_mm512_mask_mov_epi32(three, is_two, two), is_one, x);
-        // 0xFF in each byte a lane keeps: one, two or three.
-        let mut keep = _mm512_mask_mov_epi32(
-            _mm512_mask_mov_epi32(
-                _mm512_set1_epi32(0x00FF_FFFF),
-                is_two,
-                _mm512_set1_epi32(0xFFFF),
-            ),
-            is_one,
-            _mm512_set1_epi32(0xFF),
-        );
-        // The masks' halves fit 16 bits (shifted or masked above).
-        let (pair_high, pair_low) = (half.high as u16, half.low as u16);
-        if pair_high | pair_low != 0 {
-            // 11110xxx 10xxxxxx 10xxxxxx 10xxxxxx from the high half's lane.
-            let hi = _mm512_and_si512(x, _mm512_set1_epi32(0x3FF));
-            let lo = _mm512_and_si512(_mm512_cvtepu16_epi32(half.next), _mm512_set1_epi32(0x3FF));
-            let cp = _mm512_add_epi32(
-                _mm512_or_si512(_mm512_slli_epi32::<10>(hi), lo),
-                _mm512_set1_epi32(0x10000),
-            );
-            let d0 = _mm512_or_si512(_mm512_srli_epi32::<18>(cp), _mm512_set1_epi32(0xF0));
-            let d1 = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32::<12>(cp), low6), cont);
-            let d2 = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32::<6>(cp), low6), cont);
-            let d3 = _mm512_or_si512(_mm512_and_si512(cp, low6), cont);
-            let four = _mm512_or_si512(
-                _mm512_or_si512(d0, _mm512_slli_epi32::<8>(d1)),
-                _mm512_or_si512(_mm512_slli_epi32::<16>(d2), _mm512_slli_epi32::<24>(d3)),
-            );
-            encoded = _mm512_mask_mov_epi32(encoded, pair_high, four);
-            keep = _mm512_mask_mov_epi32(keep, pair_high, _mm512_set1_epi32(-1));
-            keep = _mm512_mask_mov_epi32(keep, pair_low, _mm512_setzero_si512());
+    let mut tags = [_mm512_set1_epi32(TAG3); 2];
+    if kinds.high != 0 {
+        // A pair's code point in its high half's lane, from that lane and the next
+        // (the low half): the last lane's successor is the other half's first
+        // lane, and unit 31 is no high half, so what it would read is never used.
+        let next = [
+            _mm512_alignr_epi32::<1>(lanes[1], lanes[0]),
+            _mm512_alignr_epi32::<1>(lanes[0], lanes[1]),
+        ];
+        for ((lane, tag), (next, shift)) in lanes
+            .iter_mut()
+            .zip(&mut tags)
+            .zip(next.into_iter().zip([0, 16]))
+        {
+            let pair_high = (kinds.high >> shift) as u16;
+            let offset = _mm512_add_epi32(next, _mm512_set1_epi32(PAIR_OFFSET));
+            *lane = _mm512_mask_add_epi32(*lane, pair_high, _mm512_slli_epi32::<10>(*lane), offset);
+            *tag = _mm512_mask_mov_epi32(*tag, pair_high, _mm512_set1_epi32(TAG4));
         }
-        let mask = _mm512_movepi8_mask(keep);
-        let packed = _mm512_maskz_compress_epi8(mask, encoded);
-        // Up to 64 bytes: one to three per lane, four per pair's lanes (so at most
-        // 49 for the first half, 48 after it: `room` holds them).
-        let n = mask.count_ones();
+    }
+    // Bytes written so far: at most 49 after the first half (fifteen three-byte
+    // units and a pair's four bytes; the second half then starts with that pair's
+    // low half), and at most 96 in all.
+    let mut len = 0usize;
+    for ((x, tag), shift) in lanes.into_iter().zip(tags).zip([0, 16]) {
+        let (one, two, pair_low) = (
+            (!kinds.non_ascii >> shift) as u16,
+            (kinds.two >> shift) as u16,
+            (kinds.low >> shift) as u16,
+        );
+        let payloads = _mm512_multishift_epi64_epi8(_mm512_set1_epi64(PAYLOAD_SHIFTS), x);
+        let tag = _mm512_mask_mov_epi32(tag, two, _mm512_set1_epi32(TAG2));
+        // (payloads & 0x3F) | tag, then an ASCII lane's code point in byte 3 alone.
+        let encoded = _mm512_mask_slli_epi32::<24>(
+            _mm512_ternarylogic_epi32::<0xEA>(payloads, _mm512_set1_epi32(0x3F3F_3F3F), tag),
+            one,
+            x,
+        );
+        // A lane's byte 3 always counts, bytes 0–2 when not zero (the tag makes
+        // every byte of a sequence non-zero); a pair's low half writes none (no
+        // byte of its lane reaches 0xFF).
+        let least = _mm512_mask_mov_epi32(
+            _mm512_set1_epi32(0x0001_0101),
+            pair_low,
+            _mm512_set1_epi32(-1),
+        );
+        let keep = _mm512_cmpge_epu8_mask(encoded, least);
+        let n = keep.count_ones();
+        let packed = _mm512_maskz_compress_epi8(keep, encoded);
+        let (_, room) = dst.split_at_mut(len.min(49));
         if room.len() < n as usize {
             return None;
         }
-        let first_n = u64::MAX >> 64u32.saturating_sub(n);
         // SAFETY: the masked store writes only the first `n` bytes, which `room`
         // holds (checked above); masked-off lanes are neither written nor faulted on.
-        unsafe { _mm512_mask_storeu_epi8(room.as_mut_ptr().cast(), first_n, packed) };
+        unsafe { _mm512_mask_storeu_epi8(room.as_mut_ptr().cast(), first(n), packed) };
         len = len.wrapping_add(n as usize);
     }
-    Some(Block32 { len, non_ascii })
+    Some(len)
+}
+
+/// A byte mask of the first `n` lanes (`n` at most 64).
+#[inline]
+fn first(n: u32) -> u64 {
+    u64::MAX.checked_shr(64u32.saturating_sub(n)).unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -373,5 +431,102 @@ mod tests {
             encoded_pairs > 1000,
             "{encoded_pairs} blocks with pairs encoded"
         );
+    }
+
+    /// `units` as UTF-16LE bytes.
+    fn le(units: &[u16; 32]) -> [u8; 64] {
+        let mut src = [0u8; 64];
+        for (pair, u) in src.chunks_exact_mut(2).zip(units) {
+            pair.copy_from_slice(&u.to_le_bytes());
+        }
+        src
+    }
+
+    /// `encode32` against std on `units` (which hold no lone surrogate), both ways.
+    fn check(cpu: Avx512, units: &[u16; 32]) {
+        let src = le(units);
+        let want = String::from_utf16(units).unwrap();
+        let non_ascii = units
+            .iter()
+            .enumerate()
+            .filter(|(_, u)| **u >= 0x80)
+            .fold(0u32, |m, (k, _)| m | 1 << k);
+        let mut dst = [0xA5u8; 96];
+        let got = cpu.encode32::<false>(&src, &mut dst).unwrap();
+        assert_eq!(&dst[..got.len], want.as_bytes(), "{units:x?}");
+        assert_eq!(got.non_ascii, non_ascii, "{units:x?}");
+        // Nothing written past the encoding.
+        assert!(dst[got.len..].iter().all(|&b| b == 0xA5), "{units:x?}");
+    }
+
+    #[test]
+    fn every_unit_at_every_place_in_each_kind_of_block() {
+        let Some(cpu) = detect() else {
+            return; // nothing to compare on this CPU
+        };
+        // The three ways a block is encoded — all ASCII, all below U+0800, any
+        // other — each entered with every BMP scalar value at a few places: an
+        // ASCII block, a two-byte block, and a block with a three-byte unit and a
+        // pair elsewhere.
+        let backgrounds: [[u16; 32]; 3] = [
+            [0x61; 32],
+            core::array::from_fn(|k| if k % 3 == 0 { 0xE9 } else { 0x3B1 + k as u16 }),
+            core::array::from_fn(|k| match k {
+                20 => 0xD83D,
+                21 => 0xDE00,
+                9 => 0x2014,
+                _ => 0x6F,
+            }),
+        ];
+        for background in backgrounds {
+            for u in (0..=0xFFFFu16).filter(|u| !(0xD800..0xE000).contains(u)) {
+                for at in [0, 15, 16, 31] {
+                    if (20..22).contains(&at) && background[20] == 0xD83D {
+                        continue;
+                    }
+                    let mut units = background;
+                    units[at] = u;
+                    check(cpu, &units);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pairs_at_every_place_and_blocks_of_only_pairs() {
+        let Some(cpu) = detect() else {
+            return; // nothing to compare on this CPU
+        };
+        for (hi, lo) in [
+            (0xD800, 0xDC00),
+            (0xD83D, 0xDE00),
+            (0xDBFF, 0xDFFF),
+            (0xD835, 0xDC9C),
+        ] {
+            // One pair at each place, in ASCII and in CJK.
+            for fill in [0x61u16, 0x65E5] {
+                for at in 0..31 {
+                    let mut units = [fill; 32];
+                    units[at] = hi;
+                    units[at + 1] = lo;
+                    check(cpu, &units);
+                }
+            }
+            // Sixteen pairs: 64 bytes, the most a block writes.
+            let units: [u16; 32] = core::array::from_fn(|k| if k % 2 == 0 { hi } else { lo });
+            check(cpu, &units);
+            // A high half last (its low half in the next block), or a low half
+            // first: the block is refused.
+            let mut units = [0x61u16; 32];
+            units[31] = hi;
+            assert_eq!(cpu.encode32::<false>(&le(&units), &mut [0u8; 96]), None);
+            let mut units = [0x61u16; 32];
+            units[0] = lo;
+            assert_eq!(cpu.encode32::<false>(&le(&units), &mut [0u8; 96]), None);
+        }
+        // Three bytes a unit, 96 in all: the most room a block needs.
+        check(cpu, &[0xFFFF; 32]);
+        check(cpu, &[0x800; 32]);
+        check(cpu, &[0x7FF; 32]);
     }
 }
