@@ -163,11 +163,11 @@ pub(crate) fn to_utf8<const STRIP: bool>(
         if let Some(cpu) = wide
             && i >= narrow_until
         {
-            let run = cpu.encode_run::<STRIP>(
-                units.get(from..)?,
-                dst.get_mut(o..)?,
-                |block, non_ascii| !STRIP || keeps_non_ascii(block, non_ascii),
-            );
+            let run = if STRIP {
+                cpu.encode_run::<STRIP>(units.get(from..)?, dst.get_mut(o..)?, keeps_non_ascii)
+            } else {
+                cpu.encode_run_plain(units.get(from..)?, dst.get_mut(o..)?)
+            };
             if run.units > 0 {
                 if let Some(kept) = kept.as_deref_mut() {
                     // `k <= 2 * i`: the room is there.

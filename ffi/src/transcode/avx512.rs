@@ -13,10 +13,10 @@ use core::arch::x86_64::{
     _mm512_castsi512_si256, _mm512_cmpeq_epi16_mask, _mm512_cmpge_epu8_mask,
     _mm512_cmpge_epu16_mask, _mm512_cmplt_epu16_mask, _mm512_cvtepi16_epi8, _mm512_cvtepu16_epi32,
     _mm512_extracti64x4_epi64, _mm512_loadu_si512, _mm512_mask_add_epi16, _mm512_mask_add_epi32,
-    _mm512_mask_mov_epi32, _mm512_mask_slli_epi32, _mm512_mask_storeu_epi8,
-    _mm512_maskz_compress_epi8, _mm512_multishift_epi64_epi8, _mm512_set1_epi16, _mm512_set1_epi32,
-    _mm512_set1_epi64, _mm512_slli_epi16, _mm512_slli_epi32, _mm512_srli_epi16,
-    _mm512_ternarylogic_epi32,
+    _mm512_mask_mov_epi32, _mm512_mask_storeu_epi8, _mm512_maskz_compress_epi8,
+    _mm512_multishift_epi64_epi8, _mm512_or_si512, _mm512_set1_epi16, _mm512_set1_epi32,
+    _mm512_set1_epi64, _mm512_setzero_si512, _mm512_slli_epi16, _mm512_slli_epi32,
+    _mm512_srai_epi32, _mm512_srli_epi16, _mm512_sub_epi32, _mm512_ternarylogic_epi32,
 };
 
 cpufeatures::new!(
@@ -78,6 +78,15 @@ impl Avx512 {
         unsafe { encode_run::<KEPT>(src, dst, keep) }
     }
 
+    /// [`Avx512::encode_run`] without a `keep` test (the fence's transcoding):
+    /// four blocks at a time while they are ASCII, any other four each the one
+    /// way that takes every kind of unit, with no branch on the kind.
+    #[inline]
+    pub(crate) fn encode_run_plain(self, src: &[u8], dst: &mut [u8]) -> Run {
+        // SAFETY: `self` proves the CPU features.
+        unsafe { encode_run_plain(src, dst) }
+    }
+
     /// The 32 units of `src` (UTF-16LE) as UTF-8 at the start of `dst`, when every
     /// surrogate among them is half of a pair within the block and — with `KEPT` —
     /// none is a surrogate or an ASCII control but TAB and LF; `None` (and `dst`
@@ -134,6 +143,193 @@ unsafe fn encode_run<const KEPT: bool>(
     }
 }
 
+/// [`Avx512::encode_run_plain`].
+///
+/// # Safety
+///
+/// The CPU must support AVX-512 F, BW, VL, VBMI, VBMI2 and POPCNT.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+unsafe fn encode_run_plain(src: &[u8], dst: &mut [u8]) -> Run {
+    // In prose about two blocks in three are ASCII, at random: a branch a block on
+    // its kind mispredicts at every change, and that cost more than the encoding.
+    // Four blocks at a time instead: all ASCII (one group in five of such prose),
+    // all below U+0800, or else each the way that takes every kind of unit.
+    let mut blocks = 0usize;
+    let mut len = 0usize;
+    let mut rest = src;
+    loop {
+        if let Some((group, tail)) = rest.split_first_chunk::<256>()
+            && let Some(d) = dst.get_mut(len..).and_then(|d| d.first_chunk_mut::<384>())
+        {
+            let mut wide = [_mm512_setzero_si512(); 4];
+            for (w, block) in wide.iter_mut().zip(group.chunks_exact(64)) {
+                *w = load(block);
+            }
+            let any = _mm512_or_si512(
+                _mm512_or_si512(wide[0], wide[1]),
+                _mm512_or_si512(wide[2], wide[3]),
+            );
+            let mut written = Some(0usize);
+            if _mm512_cmpge_epu16_mask(any, _mm512_set1_epi16(0x80)) == 0 {
+                for (units, out) in wide.into_iter().zip(d.chunks_exact_mut(32)) {
+                    let bytes: __m256i = _mm512_cvtepi16_epi8(units);
+                    // SAFETY: `out` is 32 writable bytes; no alignment requirement.
+                    unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), bytes) };
+                }
+                written = Some(128);
+            } else {
+                // All below U+0800 (Latin, Greek, Cyrillic… prose), or not.
+                let short = _mm512_cmpge_epu16_mask(any, _mm512_set1_epi16(0x800)) == 0;
+                let mut o = 0usize;
+                for units in wide {
+                    // `d` has room for 96 bytes a block.
+                    let Some(room) = d.get_mut(o..).and_then(|r| r.first_chunk_mut::<96>()) else {
+                        written = None;
+                        break;
+                    };
+                    let n = if short {
+                        let non_ascii = _mm512_cmpge_epu16_mask(units, _mm512_set1_epi16(0x80));
+                        Some(short32(units, non_ascii, room))
+                    } else {
+                        any32::<true>(units, room)
+                    };
+                    let Some(n) = n else {
+                        written = None;
+                        break;
+                    };
+                    o = o.wrapping_add(n);
+                }
+                if written.is_some() {
+                    written = Some(o);
+                }
+            }
+            // A group that holds a lone surrogate, or a pair split by a block's end,
+            // goes one block at a time below.
+            if let Some(n) = written {
+                rest = tail;
+                blocks = blocks.wrapping_add(4);
+                len = len.wrapping_add(n);
+                continue;
+            }
+        }
+        let Some((block, tail)) = rest.split_first_chunk::<64>() else {
+            break;
+        };
+        let Some(room) = dst.get_mut(len..).and_then(|d| d.first_chunk_mut::<96>()) else {
+            break;
+        };
+        let Some(n) = any32::<true>(load(block), room) else {
+            break;
+        };
+        rest = tail;
+        blocks = blocks.wrapping_add(1);
+        len = len.wrapping_add(n);
+    }
+    let last = blocks
+        .checked_mul(64)
+        .and_then(|end| src.get(end.checked_sub(2)?..end))
+        .and_then(|u| u.first_chunk::<2>());
+    Run {
+        units: blocks.saturating_mul(32),
+        len,
+        last_non_ascii: last.is_some_and(|&u| u16::from_le_bytes(u) >= 0x80),
+    }
+}
+
+/// The 32 units of a 64-byte block (of a shorter slice, none: never called so).
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn load(block: &[u8]) -> __m512i {
+    match block.first_chunk::<64>() {
+        // SAFETY: 64 readable bytes; `loadu` has no alignment requirement.
+        Some(b) => unsafe { _mm512_loadu_si512(b.as_ptr().cast()) },
+        None => _mm512_setzero_si512(),
+    }
+}
+
+/// Any block whose surrogates all pair within it, whatever its units, with no
+/// branch on their kind: each unit in a 32-bit lane, sixteen at a time, as one to
+/// three bytes (a pair as four from its high half's lane, none from its low
+/// half's), the masks and markers of each lane derived from its value by
+/// arithmetic. Returns the bytes written; `None` for a lone surrogate or a pair
+/// split by the block's end. Without `PAIRS` the caller knows the block holds no
+/// surrogate, and it is not looked for.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+#[inline]
+fn any32<const PAIRS: bool>(units: __m512i, dst: &mut [u8; 96]) -> Option<usize> {
+    let mut lanes = [
+        _mm512_cvtepu16_epi32(_mm512_castsi512_si256(units)),
+        _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64::<1>(units)),
+    ];
+    // Per half: the lanes of a pair's high half (four bytes), and the least value
+    // each byte of a lane must have to be written (a pair's low half: none is).
+    let mut fours = [0u16; 2];
+    let mut least = [_mm512_set1_epi32(0x0001_0101); 2];
+    let surrogate = PAIRS
+        && _mm512_cmpeq_epi16_mask(
+            _mm512_and_si512(units, _mm512_set1_epi16(0xF800_u16.cast_signed())),
+            _mm512_set1_epi16(0xD800_u16.cast_signed()),
+        ) != 0;
+    if surrogate {
+        let (high, low) = pairs(units)?;
+        // A pair's code point in its high half's lane, from that lane and the next
+        // (the low half): the last lane's successor is the other half's first
+        // lane, and unit 31 is no high half, so what it would read is never used.
+        let next = [
+            _mm512_alignr_epi32::<1>(lanes[1], lanes[0]),
+            _mm512_alignr_epi32::<1>(lanes[0], lanes[1]),
+        ];
+        let halves = lanes.iter_mut().zip(&mut fours).zip(&mut least);
+        for (((lane, four), least), (next, shift)) in halves.zip(next.into_iter().zip([0, 16])) {
+            let (pair_high, pair_low) = ((high >> shift) as u16, (low >> shift) as u16);
+            let offset = _mm512_add_epi32(next, _mm512_set1_epi32(PAIR_OFFSET));
+            *lane = _mm512_mask_add_epi32(*lane, pair_high, _mm512_slli_epi32::<10>(*lane), offset);
+            *least = _mm512_mask_mov_epi32(*least, pair_low, _mm512_set1_epi32(-1));
+            *four = pair_high;
+        }
+    }
+    // Bytes written so far: at most 49 after the first half (fifteen three-byte
+    // units and a pair's four bytes; the second half then starts with that pair's
+    // low half), and at most 96 in all.
+    let mut len = 0usize;
+    for ((x, four), least) in lanes.into_iter().zip(fours).zip(least) {
+        // All ones in a lane of U+0080 or above; of U+0800 or above.
+        let wide1 = _mm512_srai_epi32::<31>(_mm512_sub_epi32(_mm512_set1_epi32(0x7F), x));
+        let wide2 = _mm512_srai_epi32::<31>(_mm512_sub_epi32(_mm512_set1_epi32(0x7FF), x));
+        // An ASCII lane keeps its seven bits in byte 3 (the others are zero), any
+        // other six bits a byte, under the markers of its length.
+        let bits = _mm512_ternarylogic_epi32::<0xCA>(
+            wide1,
+            _mm512_set1_epi32(0x3F3F_3F3F),
+            _mm512_set1_epi32(0x7F00_0000),
+        );
+        let tag = _mm512_ternarylogic_epi32::<0xCA>(
+            wide2,
+            _mm512_set1_epi32(TAG3),
+            _mm512_and_si512(wide1, _mm512_set1_epi32(TAG2)),
+        );
+        let tag = _mm512_mask_mov_epi32(tag, four, _mm512_set1_epi32(TAG4));
+        let payloads = _mm512_multishift_epi64_epi8(_mm512_set1_epi64(PAYLOAD_SHIFTS), x);
+        // (payloads & bits) | tag.
+        let encoded = _mm512_ternarylogic_epi32::<0xEA>(payloads, bits, tag);
+        // A lane's byte 3 always counts, bytes 0–2 when not zero (the tag makes
+        // every byte of a sequence non-zero); a pair's low half writes none (no
+        // byte of its lane reaches 0xFF).
+        let keep = _mm512_cmpge_epu8_mask(encoded, least);
+        let n = keep.count_ones();
+        let packed = _mm512_maskz_compress_epi8(keep, encoded);
+        let (_, room) = dst.split_at_mut(len.min(49));
+        if room.len() < n as usize {
+            return None;
+        }
+        // SAFETY: the masked store writes only the first `n` bytes, which `room`
+        // holds (checked above); masked-off lanes are neither written nor faulted on.
+        unsafe { _mm512_mask_storeu_epi8(room.as_mut_ptr().cast(), first(n), packed) };
+        len = len.wrapping_add(n as usize);
+    }
+    Some(len)
+}
+
 /// Per 64-bit lane, the bit offsets `vpmultishiftqb` reads each output byte from:
 /// for each of the lane's two code points (bytes 0–3 and 4–7), bits 18, 12, 6 and 0,
 /// so that, masked to six bits, the bytes hold the payloads of a four-byte sequence
@@ -151,19 +347,6 @@ const TAG4: i32 = 0x8080_80F0_u32.cast_signed();
 /// What a pair's low half plus this must add to `high << 10` for the code point:
 /// `0x10000 - (0xD800 << 10) - 0xDC00`, modulo 2^32.
 const PAIR_OFFSET: i32 = 0xFCA0_2400_u32.cast_signed();
-
-/// A block's units by kind, as masks (bit `k`: unit `k`).
-#[derive(Clone, Copy, Debug)]
-struct Kinds {
-    /// U+0080 or above.
-    non_ascii: u32,
-    /// U+0080–U+07FF: two bytes.
-    two: u32,
-    /// A pair's high half.
-    high: u32,
-    /// A pair's low half.
-    low: u32,
-}
 
 /// [`Avx512::encode32`].
 ///
@@ -192,14 +375,12 @@ unsafe fn encode32<const KEPT: bool>(src: &[u8; 64], dst: &mut [u8; 96]) -> Opti
         let len = short32(units, non_ascii, dst);
         return Some(Block32 { len, non_ascii });
     }
-    let (high, low) = pairs(units)?;
-    let kinds = Kinds {
-        non_ascii,
-        two: short & non_ascii,
-        high,
-        low,
-    };
-    let len = general32(units, &kinds, dst)?;
+    // With `KEPT` the block holds no surrogate (refused above).
+    let len = if KEPT {
+        any32::<false>(units, dst)
+    } else {
+        any32::<true>(units, dst)
+    }?;
     Some(Block32 { len, non_ascii })
 }
 
@@ -269,79 +450,6 @@ fn short32(units: __m512i, non_ascii: u32, dst: &mut [u8; 96]) -> usize {
     // holds; masked-off lanes are neither written nor faulted on.
     unsafe { _mm512_mask_storeu_epi8(dst.as_mut_ptr().cast(), first(n), packed) };
     n as usize
-}
-
-/// Any other block whose surrogates all pair within it (`kinds` says which units
-/// are which): each unit in a 32-bit lane, sixteen at a time, as one to three
-/// bytes, a pair as four from its high half's lane and none from its low half's.
-/// Returns the bytes written; `None` only if they would not fit, which three bytes
-/// a unit and four a pair never reach.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
-#[inline]
-fn general32(units: __m512i, kinds: &Kinds, dst: &mut [u8; 96]) -> Option<usize> {
-    let mut lanes = [
-        _mm512_cvtepu16_epi32(_mm512_castsi512_si256(units)),
-        _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64::<1>(units)),
-    ];
-    let mut tags = [_mm512_set1_epi32(TAG3); 2];
-    if kinds.high != 0 {
-        // A pair's code point in its high half's lane, from that lane and the next
-        // (the low half): the last lane's successor is the other half's first
-        // lane, and unit 31 is no high half, so what it would read is never used.
-        let next = [
-            _mm512_alignr_epi32::<1>(lanes[1], lanes[0]),
-            _mm512_alignr_epi32::<1>(lanes[0], lanes[1]),
-        ];
-        for ((lane, tag), (next, shift)) in lanes
-            .iter_mut()
-            .zip(&mut tags)
-            .zip(next.into_iter().zip([0, 16]))
-        {
-            let pair_high = (kinds.high >> shift) as u16;
-            let offset = _mm512_add_epi32(next, _mm512_set1_epi32(PAIR_OFFSET));
-            *lane = _mm512_mask_add_epi32(*lane, pair_high, _mm512_slli_epi32::<10>(*lane), offset);
-            *tag = _mm512_mask_mov_epi32(*tag, pair_high, _mm512_set1_epi32(TAG4));
-        }
-    }
-    // Bytes written so far: at most 49 after the first half (fifteen three-byte
-    // units and a pair's four bytes; the second half then starts with that pair's
-    // low half), and at most 96 in all.
-    let mut len = 0usize;
-    for ((x, tag), shift) in lanes.into_iter().zip(tags).zip([0, 16]) {
-        let (one, two, pair_low) = (
-            (!kinds.non_ascii >> shift) as u16,
-            (kinds.two >> shift) as u16,
-            (kinds.low >> shift) as u16,
-        );
-        let payloads = _mm512_multishift_epi64_epi8(_mm512_set1_epi64(PAYLOAD_SHIFTS), x);
-        let tag = _mm512_mask_mov_epi32(tag, two, _mm512_set1_epi32(TAG2));
-        // (payloads & 0x3F) | tag, then an ASCII lane's code point in byte 3 alone.
-        let encoded = _mm512_mask_slli_epi32::<24>(
-            _mm512_ternarylogic_epi32::<0xEA>(payloads, _mm512_set1_epi32(0x3F3F_3F3F), tag),
-            one,
-            x,
-        );
-        // A lane's byte 3 always counts, bytes 0–2 when not zero (the tag makes
-        // every byte of a sequence non-zero); a pair's low half writes none (no
-        // byte of its lane reaches 0xFF).
-        let least = _mm512_mask_mov_epi32(
-            _mm512_set1_epi32(0x0001_0101),
-            pair_low,
-            _mm512_set1_epi32(-1),
-        );
-        let keep = _mm512_cmpge_epu8_mask(encoded, least);
-        let n = keep.count_ones();
-        let packed = _mm512_maskz_compress_epi8(keep, encoded);
-        let (_, room) = dst.split_at_mut(len.min(49));
-        if room.len() < n as usize {
-            return None;
-        }
-        // SAFETY: the masked store writes only the first `n` bytes, which `room`
-        // holds (checked above); masked-off lanes are neither written nor faulted on.
-        unsafe { _mm512_mask_storeu_epi8(room.as_mut_ptr().cast(), first(n), packed) };
-        len = len.wrapping_add(n as usize);
-    }
-    Some(len)
 }
 
 /// A byte mask of the first `n` lanes (`n` at most 64).
@@ -528,5 +636,97 @@ mod tests {
         check(cpu, &[0xFFFF; 32]);
         check(cpu, &[0x800; 32]);
         check(cpu, &[0x7FF; 32]);
+    }
+
+    /// Whether a block is one `encode_run_plain` must stop before: a lone
+    /// surrogate in it, or a pair split by its end.
+    fn refused(block: &[u16]) -> bool {
+        let high = |u: u16| (0xD800..0xDC00).contains(&u);
+        let low = |u: u16| (0xDC00..0xE000).contains(&u);
+        block.iter().enumerate().any(|(k, &u)| {
+            (high(u) && !block.get(k + 1).is_some_and(|&n| low(n)))
+                || (low(u) && !(k > 0 && high(block[k - 1])))
+        })
+    }
+
+    #[test]
+    fn plain_runs_match_std_and_stop_where_they_must() {
+        let Some(cpu) = detect() else {
+            return; // nothing to compare on this CPU
+        };
+        // Words of each kind, so that groups of four blocks come out all ASCII, all
+        // below U+0800, or mixed, and lone halves now and then.
+        const WORDS: [&[u16]; 10] = [
+            &[0x61, 0x62, 0x20],
+            &[0x74, 0x68, 0x65, 0x20, 0x67, 0x61, 0x74, 0x65, 0x20],
+            &[0xE9, 0x3B1, 0x20],
+            &[0x436, 0x7FF, 0x80],
+            // Three bytes from U+0800, not only from U+1000.
+            &[0x905, 0x800, 0xFFF],
+            &[0x2014, 0x65E5, 0xFFFF],
+            &[0xD83D, 0xDE00],
+            &[0x0A, 0x00, 0x7F],
+            &[0xD800],
+            &[0xDFFF],
+        ];
+        let mut seed = 7u32;
+        let mut next = |n: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed % n
+        };
+        let mut stops = 0;
+        for round in 0..3000 {
+            // Long ASCII or long Latin stretches in some rounds, mixed in others;
+            // lone halves in one round in three.
+            let (kinds, lone) = match round % 6 {
+                0 => (2, false),
+                1 => (4, false),
+                2 => (5, false),
+                3 => (10, true),
+                _ => (8, round % 2 == 0),
+            };
+            let mut units = Vec::new();
+            let target = 32 * (1 + next(40) as usize) + next(32) as usize;
+            while units.len() < target {
+                let w = WORDS[next(if lone { kinds } else { kinds.min(8) }) as usize];
+                units.extend_from_slice(w);
+            }
+            units.truncate(target);
+            let src: Vec<u8> = units.iter().flat_map(|u| u.to_le_bytes()).collect();
+            let blocks = units.len() / 32;
+            let stop = (0..blocks)
+                .find(|&b| refused(&units[32 * b..32 * b + 32]))
+                .unwrap_or(blocks);
+            stops += usize::from(stop < blocks);
+            // Room for every block, or for fewer than `stop` of them.
+            let room_blocks = if round % 5 == 4 {
+                next(blocks as u32 + 1) as usize
+            } else {
+                blocks
+            };
+            let mut dst = vec![0u8; 96 * room_blocks];
+            let run = cpu.encode_run_plain(&src, &mut dst);
+            // Up to the refused block, or until `dst` has no room for another
+            // block's worst case (96 bytes).
+            assert!(run.units <= 32 * stop, "{round}");
+            assert!(
+                run.units == 32 * stop || dst.len() - run.len < 96,
+                "{round}: stopped at block {} of {stop} with {} bytes of room",
+                run.units / 32,
+                dst.len() - run.len
+            );
+            assert!(run.units.is_multiple_of(32));
+            let want = String::from_utf16(&units[..run.units]).unwrap();
+            assert_eq!(&dst[..run.len], want.as_bytes(), "{round}");
+            if run.units > 0 {
+                assert_eq!(run.last_non_ascii, units[run.units - 1] >= 0x80, "{round}");
+            }
+            if room_blocks == blocks {
+                assert_eq!(run.units, 32 * stop, "{round}");
+            }
+        }
+        assert!(stops > 300, "{stops} runs stopped early");
     }
 }
