@@ -722,6 +722,104 @@ mod tests {
         );
     }
 
+    /// One unit (two for a pair) of the class `k`: ASCII, two bytes, three bytes,
+    /// a pair, a lone half, any `u16`; the edges of each class often.
+    fn unit_of_class(k: usize, r: u32, out: &mut Vec<u16>) {
+        const EDGES: [&[u16]; 5] = [
+            &[0x00, 0x7F, 0x20],
+            &[0x80, 0x7FF, 0xFF, 0x100],
+            &[0x800, 0xFFFF, 0xD7FF, 0xE000, 0xFFFD, 0xFEFF],
+            &[0xD800, 0xDBFF, 0xD83D],
+            &[0xD800, 0xDBFF, 0xDC00, 0xDFFF],
+        ];
+        let pick = |lo: u32, span: u32| (lo + (r >> 3) % span) as u16;
+        let edge = EDGES.get(k).filter(|_| r & 7 == 0);
+        if let Some(edge) = edge.filter(|_| k != 3) {
+            out.push(edge[(r >> 3) as usize % edge.len()]);
+            return;
+        }
+        match k {
+            0 => out.push(pick(0, 0x80)),
+            1 => out.push(pick(0x80, 0x780)),
+            2 => {
+                let u = pick(0x800, 0xF800 - 0x800);
+                out.push(if u >= 0xD800 { u + 0x800 } else { u });
+            }
+            3 => {
+                let (hi, lo) = match r & 7 {
+                    0 => (0xD800, 0xDC00),
+                    1 => (0xDBFF, 0xDFFF),
+                    _ => (pick(0xD800, 0x400), 0xDC00 + ((r >> 13) % 0x400) as u16),
+                };
+                out.extend([hi, lo]);
+            }
+            4 => out.push(pick(0xD800, 0x800)),
+            _ => out.push((r >> 8) as u16),
+        }
+    }
+
+    #[test]
+    fn plain_transcoding_matches_lossy_std_at_every_phase_of_blocks_and_groups() {
+        // Odds of each class (ASCII, two bytes, three bytes, pair, lone half, any
+        // unit): one kind alone, so that whole groups of four blocks are one kind,
+        // and mixtures, so that they are not.
+        const MIXES: [[u32; 6]; 10] = [
+            [1, 0, 0, 0, 0, 0],
+            [0, 1, 0, 0, 0, 0],
+            [0, 0, 1, 0, 0, 0],
+            [0, 0, 0, 1, 0, 0],
+            [6, 3, 0, 0, 0, 0],
+            [60, 5, 5, 2, 0, 0],
+            [10, 10, 10, 10, 0, 0],
+            [400, 40, 40, 20, 1, 0],
+            [0, 0, 30, 30, 1, 0],
+            [0, 0, 0, 0, 0, 1],
+        ];
+        let mut seed = 0x2545_F491u32;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        let mut wide_cases = 0;
+        for case in 0..3000u32 {
+            let mix = MIXES[case as usize % MIXES.len()];
+            let total: u32 = mix.iter().sum();
+            let len = next() as usize % 2001;
+            // Every phase relative to a block (32 units) and a group (128 units):
+            // `lead` ASCII units first; and the bytes at an odd address in one case
+            // in two.
+            let lead = (case / 10) as usize % 128;
+            let mut units = vec![0x6Cu16; lead];
+            while units.len() < lead + len {
+                let r = next() % total;
+                // The class whose share of `total` holds `r`.
+                let k = (0..mix.len())
+                    .find(|&k| r < mix[..=k].iter().sum())
+                    .unwrap();
+                unit_of_class(k, next(), &mut units);
+            }
+            units.truncate(lead + len);
+            let odd = usize::from(case % 2 == 1);
+            let mut bytes = vec![0u8; odd];
+            bytes.extend(le(&units));
+            let src = &bytes[odd..];
+            // `dst` exactly three bytes a unit, in a larger buffer whose tail
+            // shows any write past its end.
+            let room = 3 * units.len();
+            let mut out = vec![0xA5u8; room + 128];
+            let w = to_utf8::<false>(src, &mut out[..room], None).unwrap();
+            let want = String::from_utf16_lossy(&units);
+            assert_eq!(&out[..w.len], want.as_bytes(), "case {case}: {units:x?}");
+            let lone = char::decode_utf16(units.iter().copied()).any(|c| c.is_err());
+            assert_eq!(w.lone_surrogates, lone, "case {case}");
+            assert!(out[room..].iter().all(|&b| b == 0xA5), "case {case}");
+            wide_cases += usize::from(units.len() >= 256 && !lone);
+        }
+        assert!(wide_cases > 1000, "{wide_cases}");
+    }
+
     fn stripped(units: &[u16]) -> (String, bool) {
         let src = le(units);
         let mut dst = vec![0u8; units.len() * 3];

@@ -729,4 +729,69 @@ mod tests {
         }
         assert!(stops > 300, "{stops} runs stopped early");
     }
+
+    #[test]
+    fn plain_runs_at_every_size_of_room_write_within_it_and_stop_only_when_they_must() {
+        let Some(cpu) = detect() else {
+            return; // nothing to compare on this CPU
+        };
+        // Blocks of each kind: ASCII; below U+0800 with its edges; three bytes
+        // a unit with the edges around the surrogates (96 bytes, the most); sixteen
+        // pairs; pairs across the halves' boundary and at the end; a high half last
+        // with its low half first in the next block (both refused); a lone half.
+        let kinds: [[u16; 32]; 8] = [
+            core::array::from_fn(|k| 0x41 + k as u16),
+            core::array::from_fn(|k| [0x80, 0x7FF, 0x61, 0x3B1][k % 4]),
+            core::array::from_fn(|k| [0x800, 0xD7FF, 0xE000, 0xFFFF][k % 4]),
+            core::array::from_fn(|k| if k % 2 == 0 { 0xDBFF } else { 0xDC00 }),
+            core::array::from_fn(|k| match k {
+                15 | 29 => 0xD83D,
+                16 | 30 => 0xDE00,
+                31 => 0x7FF,
+                _ => 0xFFFF,
+            }),
+            core::array::from_fn(|k| if k == 31 { 0xD800 } else { 0x65E5 }),
+            core::array::from_fn(|k| if k == 0 { 0xDFFF } else { 0xE9 }),
+            core::array::from_fn(|k| if k == 7 { 0xDC00 } else { 0x61 }),
+        ];
+        let mut seed = 3u32;
+        let mut next = |n: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed % n
+        };
+        for source in 0..80 {
+            let blocks = 1 + next(10) as usize;
+            // Mostly the kinds that encode, so that runs reach the end of the room.
+            let units: Vec<u16> = (0..blocks)
+                .flat_map(|_| {
+                    let kind = if source % 2 == 0 { next(5) } else { next(8) };
+                    kinds[kind as usize]
+                })
+                .collect();
+            let src: Vec<u8> = units.iter().flat_map(|u| u.to_le_bytes()).collect();
+            let stop = (0..blocks)
+                .find(|&b| refused(&units[32 * b..32 * b + 32]))
+                .unwrap_or(blocks);
+            let whole = String::from_utf16_lossy(&units).len();
+            for room in 0..=whole + 100 {
+                let mut out = vec![0xA5u8; room + 128];
+                let run = cpu.encode_run_plain(&src, &mut out[..room]);
+                let at = format!("source {source}, room {room}: {run:?} of {stop}");
+                assert!(out[room..].iter().all(|&b| b == 0xA5), "{at}");
+                assert!(
+                    run.units.is_multiple_of(32) && run.units <= 32 * stop,
+                    "{at}"
+                );
+                // Stopped at the refused block (or the end), or with no room for
+                // another block's worst case.
+                assert!(run.units == 32 * stop || room - run.len < 96, "{at}");
+                let want = String::from_utf16(&units[..run.units]).unwrap();
+                assert_eq!(&out[..run.len], want.as_bytes(), "{at}");
+                let last = run.units.checked_sub(1).map(|k| units[k]);
+                assert_eq!(run.last_non_ascii, last.is_some_and(|u| u >= 0x80), "{at}");
+            }
+        }
+    }
 }
