@@ -79,8 +79,9 @@ impl Avx512 {
     }
 
     /// [`Avx512::encode_run`] without a `keep` test (the fence's transcoding):
-    /// four blocks at a time while they are ASCII, any other four each the one
-    /// way that takes every kind of unit, with no branch on the kind.
+    /// four blocks at a time — all ASCII narrowed, all below U+0800 each in its
+    /// 16-bit lanes, any other four each the one way that takes every kind of
+    /// unit — with no branch on one block's kind.
     #[inline]
     pub(crate) fn encode_run_plain(self, src: &[u8], dst: &mut [u8]) -> Run {
         // SAFETY: `self` proves the CPU features.
