@@ -113,9 +113,9 @@ mkdir -p "$project"
 node24="$("$root/scripts/node24.sh")"
 for node_bin in "$(command -v node)" "$node24"; do
   ver="$("$node_bin" --version)"
-  AIRLOCK_MODULE="$project/under-test.js" "$node_bin" --test \
+  AIRLOCK_MODULE="$project/under-test.js" AIRLOCK_WASM_DIR="$project/node_modules/$name" "$node_bin" --test \
     "$root/ffi/node/test/conformance.test.js" "$root/ffi/node/test/strict.test.js" \
-    "$root/ffi/node/test/inputs.test.js" >&2
+    "$root/ffi/node/test/inputs.test.js" "$tools/package.test.js" >&2
   echo "package-wasm: the installed package passes every vector under Node $ver" >&2
 done
 
