@@ -56,6 +56,8 @@ await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const origin = `http://127.0.0.1:${server.address().port}`;
 
 const profileDir = mkdtempSync(path.join(tmpdir(), 'airlock-chromium-'));
+// A persistent context is how playwright takes a fresh --user-data-dir (profileDir);
+// headless: true is its --headless. The other flags as given.
 const context = await chromium.launchPersistentContext(profileDir, {
   executablePath: process.env.AIRLOCK_CHROMIUM ?? '/usr/bin/chromium',
   headless: true,
@@ -276,14 +278,15 @@ try {
   const link = await page.inputValue('#share');
   assert.ok(link.startsWith(`${origin}/index.html#t=`), link);
   const before = await observe(page, [{ text: shared, maxBytes: 2000 }]);
-  const dropped = await page.evaluate(async () => {
+  await page.evaluate(() => {
     const dt = new DataTransfer();
     dt.items.add(new File(['dropped \u2066text\u2069'], 'note.txt', { type: 'text/plain' }));
     document.getElementById('text').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-    await new Promise((r) => setTimeout(r, 200));
-    return document.getElementById('text').value;
   });
-  assert.equal(dropped, 'dropped \u2066text\u2069');
+  // The file is read asynchronously: wait for it, however loaded the machine is.
+  await page.waitForFunction(() => document.getElementById('text').value.startsWith('dropped'));
+  assert.equal(await page.inputValue('#text'), 'dropped \u2066text\u2069');
+  has(await page.$$eval('#marked .badge', (bs) => bs.map((b) => `${b.textContent} ${b.dataset.cp}`)), 'LRI U+2066', 'the dropped file');
   const afterUse = requests.length;
 
   const second = await context.newPage();
