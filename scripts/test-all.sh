@@ -52,6 +52,10 @@ step "fail-closed matrix: every malformed hook input denied and blocked (a few s
 cargo build --release --locked -p airlock-cli --quiet
 scripts/fail-closed-matrix.sh --check target/release/airlock >/dev/null
 
+step "WebAssembly package: every vector under Node 20/24, Deno, workerd; the playground in Chromium (pinned, from npm)"
+# OUT is kept: it holds the tarball, the playground and the browser's screenshots.
+scripts/package-wasm.sh --test "$(mktemp -d "${TMPDIR:-/tmp}/airlock-wasm-out.XXXXXX")"
+
 step "throughput ratio gate (quick, a few s; interleaved, thread CPU time, floors per backend)"
 cargo run --release --locked -p airlock-benches --bin gate -- --quick
 cargo run --release --locked -p airlock-benches --bin gate -- --quick --portable

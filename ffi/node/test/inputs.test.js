@@ -4,8 +4,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import * as airlock from '../index.js';
 import * as reference from '../bench/reference.mjs';
+import { implementation } from './vectors.js';
+
+const airlock = await implementation();
 
 const PREFIX = 'reconcile-sanitize: rejecting record — ';
 

@@ -1,0 +1,1 @@
+../../../ffi/node/lib/constants.js

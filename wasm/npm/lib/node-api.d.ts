@@ -1,0 +1,1 @@
+../../../ffi/node/index.d.ts
