@@ -25,8 +25,8 @@ cargo test -p airlock-core --features portable-only --locked
 step "no_std, no-heap link check of airlock-core"
 cargo build --release --locked --manifest-path nostd-check/Cargo.toml --quiet
 
-step "generated Unicode table matches its pinned source"
-scripts/gen-tables.sh --check
+step "Unicode: every generated table, the strict vectors and the bump report match their pinned sources; the reference's engine data under Node 20 and 24"
+scripts/unicode/bump.sh --check "$(node -p 'require("./scripts/unicode/versions.json").unicode')"
 
 step "generated C header matches the ABI (pinned cbindgen)"
 scripts/gen-header.sh --check

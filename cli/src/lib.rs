@@ -16,9 +16,13 @@ mod scan;
 
 use airlock_hooks::{send_gate, tool_output, write_scope};
 
-/// `airlock X.Y.Z (Unicode A.B.C)`.
-/// The Unicode version literal is held against core's `UNICODE_VERSION` in a test.
-const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (Unicode 17.0.0)");
+/// `airlock X.Y.Z (Unicode A.B.C, reference profile D.E.F)`: the strict profile's and the
+/// names' Unicode version, then the reference profile's (its Extended_Pictographic, the
+/// JavaScript engine's data). Both literals are held against core's constants in a test.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (Unicode 18.0.0, reference profile 17.0.0)"
+);
 
 #[derive(Parser)]
 #[command(
@@ -174,8 +178,9 @@ mod tests {
         assert_eq!(
             super::VERSION,
             format!(
-                "{} (Unicode {})",
+                "{} (Unicode {}, reference profile {})",
                 airlock_core::VERSION,
+                airlock_core::strict::UNICODE_VERSION,
                 airlock_core::UNICODE_VERSION
             )
         );

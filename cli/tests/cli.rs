@@ -47,7 +47,10 @@ fn version_names_the_unicode_version() {
     let r = run(&["--version"], b"");
     assert_eq!(
         (r.code, r.stdout.as_str()),
-        (0, "airlock 0.1.0 (Unicode 17.0.0)\n")
+        (
+            0,
+            "airlock 0.1.0 (Unicode 18.0.0, reference profile 17.0.0)\n"
+        )
     );
 }
 

@@ -17,3 +17,4 @@ mod conformance_strict_ffi;
 mod ffi_message_ids;
 #[allow(unsafe_code)]
 mod ffi_out_pointers;
+mod unicode_versions;

@@ -40,7 +40,7 @@ pub use prose::{
 /// targets compare the backends (`Backend::all`); the public entries pick the best.
 #[doc(hidden)]
 pub use prose::{sanitize_prose_on, strip_into_on};
-pub use tables::CONFUSABLES_VERSION;
+pub use tables::{CONFUSABLES_VERSION, UNICODE_VERSION};
 
 /// The fold of `c` on the strict folded view (§4): `Some(ascii)` (empty for a member of
 /// D), or `None` for a barrier.
