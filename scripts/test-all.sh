@@ -52,6 +52,9 @@ step "fail-closed matrix: every malformed hook input denied and blocked (a few s
 cargo build --release --locked -p airlock-cli --quiet
 scripts/fail-closed-matrix.sh --check target/release/airlock >/dev/null
 
+step "Python wheel: build (x86-64, aarch64), install into fresh venvs, every vector (aarch64 under qemu), batches, llm-guard, Spark 100k rows (pinned, from PyPI)"
+scripts/test-python.sh
+
 step "throughput ratio gate (quick, a few s; interleaved, thread CPU time, floors per backend)"
 cargo run --release --locked -p airlock-benches --bin gate -- --quick
 cargo run --release --locked -p airlock-benches --bin gate -- --quick --portable
