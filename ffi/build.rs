@@ -5,6 +5,12 @@ fn main() {
     let script = format!("{dir}/airlock.map");
     println!("cargo:rerun-if-changed=airlock.map");
     println!("cargo:rerun-if-changed=build.rs");
+    // Cargo hands a dependency's cdylib link args to its dependents' cdylibs too: a
+    // crate that links this one into a cdylib of its own (the Python extension)
+    // turns the feature off and exports its own symbols.
+    if std::env::var_os("CARGO_FEATURE_VERSION_SCRIPT").is_none() {
+        return;
+    }
     // GNU ld, gold and lld take `--version-script` on ELF targets; macOS and Windows
     // linkers do not (and rustc already exports only the `#[no_mangle]` items there).
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();

@@ -56,6 +56,9 @@ step "WebAssembly package: every vector under Node 20/24, Deno, workerd; the pla
 # OUT is kept: it holds the tarball, the playground and the browser's screenshots.
 scripts/package-wasm.sh --test "$(mktemp -d "${TMPDIR:-/tmp}/airlock-wasm-out.XXXXXX")"
 
+step "Python wheel: build (x86-64, aarch64), install into fresh venvs, every vector (aarch64 under qemu), batches, llm-guard, Spark 100k rows (pinned, from PyPI)"
+scripts/test-python.sh
+
 step "throughput ratio gate (quick, a few s; interleaved, thread CPU time, floors per backend)"
 cargo run --release --locked -p airlock-benches --bin gate -- --quick
 cargo run --release --locked -p airlock-benches --bin gate -- --quick --portable
