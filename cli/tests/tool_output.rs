@@ -397,6 +397,13 @@ fn print_config_registers_every_tool_with_a_timeout() {
         gate["hooks"][0]["command"],
         "airlock hook tool-output --quarantine-gate"
     );
+    // Edits made against the contained view are re-anchored before they run.
+    let reanchor = &v["hooks"]["PreToolUse"][1];
+    assert_eq!(reanchor["matcher"], "Edit|MultiEdit|Write|NotebookEdit");
+    assert_eq!(
+        reanchor["hooks"][0]["command"],
+        "airlock hook tool-output --reanchor"
+    );
     // Registered as a hook by mistake, it withholds rather than letting the output through.
     assert_withheld(
         &hook(&["--print-config"], &bash("x")),

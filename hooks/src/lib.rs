@@ -15,6 +15,7 @@
 pub mod json;
 pub mod send_gate;
 pub mod tool_output;
+pub mod words;
 pub mod write_scope;
 
 /// The hook decisions as pure functions of their input, for fuzz targets: no stdin,

@@ -9,7 +9,10 @@
 
 mod config;
 mod contain;
+mod diff;
 mod quarantine;
+mod reanchor;
+mod reanchor_hook;
 mod rebuild;
 
 use std::fmt;
@@ -69,6 +72,10 @@ pub struct ToolOutputArgs {
     /// after a failed tool printed hostile text (see `cli/TOOL_OUTPUT.md`).
     #[arg(long)]
     quarantine_gate: bool,
+    /// Run as the PreToolUse entry on Edit, MultiEdit, Write and NotebookEdit: map
+    /// edits made against the contained view onto the file's real bytes.
+    #[arg(long)]
+    reanchor: bool,
 }
 
 /// Why the output was withheld. Each reason is what the model reads in the notice.
@@ -575,6 +582,11 @@ pub(crate) fn decide_line(
     .line()
 }
 
+/// One string contained (`Ok(None)`: already contained), or `Err` when it could not be.
+pub(crate) fn contain_one_checked(text: &str) -> Result<Option<String>, ()> {
+    contain::contain(text, None, usize::MAX).map_err(|_| ())
+}
+
 /// One string contained, for the fuzz target's fixed-point check.
 pub(crate) fn contain_one(text: &str) -> Option<String> {
     contain::contain(text, None, usize::MAX).unwrap_or_default()
@@ -701,6 +713,9 @@ pub fn run(args: &ToolOutputArgs) -> ExitCode {
     panic::set_hook(Box::new(|_| {}));
     if args.quarantine_gate {
         return run_gate();
+    }
+    if args.reanchor {
+        return reanchor_hook::run();
     }
     let budget = deadline_duration();
     let deadline = Deadline::after(budget);

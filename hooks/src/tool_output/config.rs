@@ -12,9 +12,10 @@ struct Settings {
 
 #[derive(Serialize)]
 struct SettingsHooks {
-    /// Denies every tool call of a session quarantined after a hostile failure.
+    /// Denies every tool call of a session quarantined after a hostile failure; and
+    /// re-anchors edits made against the contained view onto the file's real bytes.
     #[serde(rename = "PreToolUse")]
-    pre_tool_use: [Matcher; 1],
+    pre_tool_use: [Matcher; 2],
     #[serde(rename = "PostToolUse")]
     post_tool_use: [Matcher; 1],
     /// A failed tool's error reaches the model without a PostToolUse call: the hook
@@ -37,6 +38,9 @@ struct Command {
     timeout: u64,
 }
 
+/// The tools whose input names text the model read through the contained view.
+pub(crate) const REANCHORED_TOOLS: &str = "Edit|MultiEdit|Write|NotebookEdit";
+
 /// The settings.json entry: every tool, the flags given, a timeout well over the deadline.
 pub(crate) fn settings_snippet(
     max_bytes: Option<usize>,
@@ -50,8 +54,8 @@ pub(crate) fn settings_snippet(
         command.extend(["--tool".to_owned(), shell_quote(t)]);
     }
     let command = command.join(" ");
-    let matcher = |command: String| Matcher {
-        matcher: "*",
+    let on = |matcher: &'static str, command: String| Matcher {
+        matcher,
         hooks: [Command {
             kind: "command",
             command,
@@ -60,11 +64,15 @@ pub(crate) fn settings_snippet(
     };
     serde_json::to_string_pretty(&Settings {
         hooks: SettingsHooks {
-            pre_tool_use: [matcher(
-                "airlock hook tool-output --quarantine-gate".to_owned(),
-            )],
-            post_tool_use: [matcher(command.clone())],
-            post_tool_use_failure: [matcher(command)],
+            pre_tool_use: [
+                on("*", "airlock hook tool-output --quarantine-gate".to_owned()),
+                on(
+                    REANCHORED_TOOLS,
+                    "airlock hook tool-output --reanchor".to_owned(),
+                ),
+            ],
+            post_tool_use: [on("*", command.clone())],
+            post_tool_use_failure: [on("*", command)],
         },
     })
 }
