@@ -95,12 +95,15 @@ cp "$root/LICENSE-MIT" "$root/LICENSE-APACHE" "$pkg/"
 printf '%s\n' "$generated" >"$pkg/hooks/hooks.json"
 platforms=()
 # Linux: the static musl CLI, which runs on glibc and musl systems alike.
-for pair in x86_64-unknown-linux-musl:linux-x64 aarch64-unknown-linux-musl:linux-arm64 \
+# (A release directory with only the glibc build gives that one, for glibc systems.)
+for pair in x86_64-unknown-linux-musl:linux-x64 x86_64-unknown-linux-gnu:linux-x64 \
+  aarch64-unknown-linux-musl:linux-arm64 aarch64-unknown-linux-gnu:linux-arm64 \
   aarch64-apple-darwin:darwin-arm64 x86_64-apple-darwin:darwin-x64 x86_64-pc-windows-gnu:win32-x64; do
   triple="${pair%%:*}" dir="${pair#*:}" exe=""
   [[ "$triple" != *windows* ]] || exe=.exe
   src="$rel/airlock-$version-$triple/bin/airlock$exe"
   [ -f "$src" ] || continue
+  [ ! -e "$pkg/bin/$dir" ] || continue
   mkdir -p "$pkg/bin/$dir"
   cp "$src" "$pkg/bin/$dir/"
   platforms+=("$dir")
