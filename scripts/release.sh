@@ -25,6 +25,9 @@
 #   scripts/release.sh OUT                       every target, built and checked
 #   scripts/release.sh --full OUT                every target, and --test
 #   scripts/release.sh --targets T1,T2 [--test] OUT
+#   scripts/release.sh --targets T --quick OUT  the test command's slice: --test without
+#                                               the cross-built Rust C ABI tests and with
+#                                               one arm64 Node (20) instead of two
 #
 # --test runs, per target (scripts/release/verify.sh): every vector file through the
 # CLI and through the C ABI, natively (x86-64), under qemu-user (aarch64) or under
@@ -46,11 +49,12 @@ while [ "$#" -gt 1 ]; do
   case "$1" in
     --full) test=1; shift ;;
     --test) test=1; shift ;;
+    --quick) test=1; export AIRLOCK_VERIFY_QUICK=1; shift ;;
     --targets) IFS=, read -r -a targets <<<"$2"; shift 2 ;;
     *) break ;;
   esac
 done
-[ "$#" -eq 1 ] || { echo "usage: $0 [--full | --targets T1,T2 [--test]] OUT" >&2; exit 2; }
+[ "$#" -eq 1 ] || { echo "usage: $0 [--full | --targets T1,T2 [--test | --quick]] OUT" >&2; exit 2; }
 for t in "${targets[@]}"; do
   [[ " ${ALL_TARGETS[*]} " == *" $t "* ]] || { echo "release.sh: unknown target $t" >&2; exit 2; }
 done

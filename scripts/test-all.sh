@@ -52,6 +52,9 @@ step "fail-closed matrix: every malformed hook input denied and blocked (a few s
 cargo build --release --locked -p airlock-cli --quiet
 scripts/fail-closed-matrix.sh --check target/release/airlock >/dev/null
 
+step "prebuilt release slice: aarch64-linux-gnu cross-built, every vector under qemu (CLI, C, Node arm64); Mach-O etc. in --full (docs/RELEASING.md)"
+scripts/release.sh --targets aarch64-unknown-linux-gnu --quick "$npm_out/release"
+
 step "throughput ratio gate (quick, a few s; interleaved, thread CPU time, floors per backend)"
 cargo run --release --locked -p airlock-benches --bin gate -- --quick
 cargo run --release --locked -p airlock-benches --bin gate -- --quick --portable
