@@ -1,117 +1,184 @@
 #!/usr/bin/env bash
-# Writes the Node binding's npm tarballs into OUT:
+# Writes airlock's npm tarballs into OUT, the way esbuild and swc ship native code:
 #
-#   airlock-<version>.tgz            the binding (JavaScript only); it lists every
-#                                    platform package as an optional dependency
-#   airlock-linux-x64-<version>.tgz  the platform package: a release libairlock.so
-#                                    for Linux x86-64 (glibc), `os`/`cpu` set so npm
-#                                    installs it only there
+#   airlock-<version>.tgz               the binding (JavaScript) and the `airlock`
+#                                       command (npm/airlock-launcher.sh); it lists
+#                                       every platform package as an optional
+#                                       dependency
+#   airlock-<platform>-<version>.tgz    one per target: libairlock for the binding
+#                                       and bin/airlock for the command, with `os`,
+#                                       `cpu` (and on Linux `libc`) set so that npm
+#                                       installs only the matching one: linux-x64,
+#                                       linux-x64-musl, linux-arm64, linux-arm64-musl,
+#                                       darwin-arm64, darwin-x64, win32-x64
 #
-# The esbuild/swc pattern: `npm install OUT/*.tgz` in any project gives a working
-# binding with no Rust toolchain and no environment variable; AIRLOCK_LIB and the
-# `library` option still override the packaged library.
+# `npm install OUT/*.tgz` (or, published, `npm install airlock`, `npx airlock …`,
+# `npm i -g airlock`) gives a working binding and command with no Rust toolchain,
+# no download at install time and no install script. AIRLOCK_LIB and the `library`
+# option still override the packaged library.
 #
 # Usage:
-#   scripts/package-node.sh OUT           # build and pack
-#   scripts/package-node.sh --test OUT    # also install the tarballs into a fresh
-#                                         # temporary project and run every
-#                                         # conformance vector through the installed
-#                                         # package, under Node 20 (the `node` on
-#                                         # PATH) and Node 24 (scripts/node24.sh)
+#   scripts/package-node.sh OUT                  linux-x64 from the workspace's build
+#   scripts/package-node.sh --from REL OUT       every target in the release
+#                                                directory REL (scripts/release.sh)
+#   scripts/package-node.sh --test [--from REL] OUT
+#       also install the tarballs into fresh projects and run every conformance
+#       vector through the installed binding and the installed command: under Node
+#       20 (the `node` on PATH) and Node 24 (scripts/node24.sh) natively, and, when
+#       REL has linux-arm64, under arm64 Node 20 and 24 from npm run by qemu-user
 #
-# Needs cargo, npm and strip (binutils). The only network access is npm's, for the
-# binding's one dependency (koffi, pinned) and scripts/node24.sh.
+# Needs cargo, npm and strip (binutils) without --from. The only network access is
+# npm's: koffi (pinned), Node 24 and the arm64 Nodes (scripts/release/tools.sh).
 set -euo pipefail
 
-test=0
-if [ "${1:-}" = "--test" ]; then test=1; shift; fi
-[ "$#" -eq 1 ] || { echo "usage: $0 [--test] OUT" >&2; exit 2; }
+test=0 from=""
+while [ "$#" -gt 1 ]; do
+  case "$1" in
+    --test) test=1; shift ;;
+    --from) from="$2"; shift 2 ;;
+    *) break ;;
+  esac
+done
+[ "$#" -eq 1 ] || { echo "usage: $0 [--test] [--from RELEASE_DIR] OUT" >&2; exit 2; }
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mkdir -p "$1"
 out="$(cd "$1" && pwd)"
 node_dir="$root/ffi/node"
-
-case "$(uname -s)-$(uname -m)" in
-  Linux-x86_64) platform=linux-x64 lib=libairlock.so ;;
-  *) echo "package-node.sh: only linux-x64 is packaged (see ffi/node/README.md for the others)" >&2; exit 1 ;;
-esac
-
 version="$(node -p "require('$node_dir/package.json').version")"
-platform_name="airlock-$platform"
-
-(cd "$root" && cargo build -p airlock-ffi --release --locked)
 
 stage="$(mktemp -d "${TMPDIR:-/tmp}/airlock-package.XXXXXX")"
 trap 'rm -rf "$stage"' EXIT
 
-# --- the platform package ---------------------------------------------------------
-mkdir -p "$stage/$platform_name"
-# The release build keeps debug info for profiling; the package does not need it.
-strip --strip-debug -o "$stage/$platform_name/$lib" "$root/target/release/$lib"
-cp "$root/LICENSE-MIT" "$root/LICENSE-APACHE" "$stage/$platform_name/"
-node - "$stage/$platform_name" "$platform_name" "$version" "$lib" <<'JS'
-const [dir, name, version, lib] = process.argv.slice(2);
+if [ -z "$from" ]; then
+  # The workspace's own build, laid out as one release target.
+  case "$(uname -s)-$(uname -m)" in
+    Linux-x86_64) ;;
+    *) echo "package-node.sh: without --from, only linux-x64 is packaged (scripts/release.sh builds the rest)" >&2; exit 1 ;;
+  esac
+  (cd "$root" && cargo build -p airlock-ffi -p airlock-cli --release --locked --quiet)
+  from="$stage/release"
+  t="$from/airlock-$version-x86_64-unknown-linux-gnu"
+  mkdir -p "$t/lib" "$t/bin"
+  # The release build keeps debug info for profiling; the package does not need it.
+  strip --strip-debug -o "$t/lib/libairlock.so" "${CARGO_TARGET_DIR:-$root/target}/release/libairlock.so"
+  strip -o "$t/bin/airlock" "${CARGO_TARGET_DIR:-$root/target}/release/airlock"
+fi
+from="$(cd "$from" && pwd)"
+
+# --- the platform packages ---------------------------------------------------------------
+# triple:npm-suffix:os:cpu:libc:library
+PLATFORMS=(
+  x86_64-unknown-linux-gnu:linux-x64:linux:x64:glibc:libairlock.so
+  x86_64-unknown-linux-musl:linux-x64-musl:linux:x64:musl:libairlock.so
+  aarch64-unknown-linux-gnu:linux-arm64:linux:arm64:glibc:libairlock.so
+  aarch64-unknown-linux-musl:linux-arm64-musl:linux:arm64:musl:libairlock.so
+  aarch64-apple-darwin:darwin-arm64:darwin:arm64::libairlock.dylib
+  x86_64-apple-darwin:darwin-x64:darwin:x64::libairlock.dylib
+  x86_64-pc-windows-gnu:win32-x64:win32:x64::airlock.dll
+)
+packaged=()
+for entry in "${PLATFORMS[@]}"; do
+  IFS=: read -r triple suffix os cpu libc lib <<<"$entry"
+  src="$from/airlock-$version-$triple"
+  [ -d "$src" ] || continue
+  exe=""; [ "$os" != win32 ] || exe=.exe
+  name="airlock-$suffix"
+  dir="$stage/$name"
+  mkdir -p "$dir/bin"
+  cp "$src/lib/$lib" "$dir/$lib"
+  cp "$src/bin/airlock$exe" "$dir/bin/airlock$exe"
+  chmod 0755 "$dir/bin/airlock$exe"
+  cp "$root/LICENSE-MIT" "$root/LICENSE-APACHE" "$dir/"
+  node - "$dir" "$name" "$version" "$lib" "$os" "$cpu" "$libc" "$exe" <<'JS'
+const [dir, name, version, lib, os, cpu, libc, exe] = process.argv.slice(2);
+const fs = require('node:fs');
 const manifest = {
   name,
   version,
-  description: `libairlock (the C ABI of airlock) prebuilt for ${name.replace('airlock-', '')}; installed by the package airlock`,
+  description: `airlock prebuilt for ${name.replace('airlock-', '')}: libairlock (the C ABI) and the airlock command; installed by the package airlock`,
   license: 'MIT OR Apache-2.0',
-  os: ['linux'],
-  cpu: ['x64'],
-  files: [lib, 'LICENSE-MIT', 'LICENSE-APACHE'],
+  os: [os],
+  cpu: [cpu],
+  ...(libc ? { libc: [libc] } : {}),
+  files: [lib, `bin/airlock${exe}`, 'LICENSE-MIT', 'LICENSE-APACHE'],
   preferUnplugged: true,
 };
-require('node:fs').writeFileSync(`${dir}/package.json`, `${JSON.stringify(manifest, null, 2)}\n`);
-require('node:fs').writeFileSync(
+fs.writeFileSync(`${dir}/package.json`, `${JSON.stringify(manifest, null, 2)}\n`);
+fs.writeFileSync(
   `${dir}/README.md`,
-  `# ${name}\n\nThe prebuilt \`${lib}\` the package \`airlock\` loads on this platform. Install \`airlock\`, not this.\n`,
+  `# ${name}\n\nThe prebuilt \`${lib}\` and \`bin/airlock${exe}\` the package \`airlock\` uses on this platform. Install \`airlock\`, not this.\n`,
 );
 JS
+  rm -f "$out/$name-$version.tgz"
+  (cd "$dir" && npm pack --silent --pack-destination "$out" >/dev/null)
+  packaged+=("$name")
+done
+[ "${#packaged[@]}" -gt 0 ] || { echo "package-node.sh: no target in $from" >&2; exit 1; }
 
-# --- the binding ------------------------------------------------------------------
-mkdir -p "$stage/airlock"
+# --- the binding and the command ----------------------------------------------------------
+mkdir -p "$stage/airlock/bin"
 cp -R "$node_dir/index.js" "$node_dir/index.d.ts" "$node_dir/lib" "$node_dir/README.md" "$stage/airlock/"
+cp "$root/npm/airlock-launcher.sh" "$stage/airlock/bin/airlock"
+chmod 0755 "$stage/airlock/bin/airlock"
 cp "$root/LICENSE-MIT" "$root/LICENSE-APACHE" "$stage/airlock/"
-node - "$node_dir/package.json" "$stage/airlock/package.json" "$platform_name" "$version" <<'JS'
-const [from, to, platformName, version] = process.argv.slice(2);
+node - "$node_dir/package.json" "$stage/airlock/package.json" "$version" "${packaged[@]}" <<'JS'
+const [from, to, version, ...platforms] = process.argv.slice(2);
 const fs = require('node:fs');
 const manifest = JSON.parse(fs.readFileSync(from, 'utf8'));
 delete manifest.private;
 delete manifest.scripts;
 delete manifest.devDependencies;
-manifest.files = [...manifest.files, 'LICENSE-MIT', 'LICENSE-APACHE'];
-// Every platform package that exists; npm skips those whose os/cpu do not match.
-manifest.optionalDependencies = { [platformName]: version };
+manifest.bin = { airlock: 'bin/airlock' };
+manifest.files = [...manifest.files, 'bin/airlock', 'LICENSE-MIT', 'LICENSE-APACHE'];
+// Every platform package built; npm skips those whose os/cpu/libc do not match.
+manifest.optionalDependencies = Object.fromEntries(platforms.map((p) => [p, version]));
 fs.writeFileSync(to, `${JSON.stringify(manifest, null, 2)}\n`);
 JS
-
-rm -f "$out/airlock-$version.tgz" "$out/$platform_name-$version.tgz"
-(cd "$stage/$platform_name" && npm pack --silent --pack-destination "$out" >/dev/null)
+rm -f "$out/airlock-$version.tgz"
 (cd "$stage/airlock" && npm pack --silent --pack-destination "$out" >/dev/null)
-echo "package-node: wrote $out/airlock-$version.tgz and $out/$platform_name-$version.tgz" >&2
+echo "package-node: wrote $out/airlock-$version.tgz and ${packaged[*]}" >&2
 
 [ "$test" -eq 1 ] || exit 0
 
-# --- install test -----------------------------------------------------------------
-# A fresh project per Node version installs only the tarballs (and koffi from the
-# registry), then runs the binding's own conformance test against the installed
-# package, with no AIRLOCK_LIB and no workspace build output in reach.
-node24="$("$root/scripts/node24.sh")"
-for node_bin in "$(command -v node)" "$node24"; do
-  ver="$("$node_bin" --version)"
-  project="$stage/project-$ver"
+# --- install test ---------------------------------------------------------------------------
+# A fresh project per Node installs only the tarballs (and koffi from the registry) —
+# npm picks the platform package itself — then runs the binding's own conformance test
+# against the installed package, with no AIRLOCK_LIB and no workspace build in reach,
+# and every vector through the installed command (node_modules/.bin/airlock).
+# install_test NAME PLATFORM_PACKAGE RUN_PREFIX... -- NODE
+install_test() {
+  local label="$1" platform="$2"; shift 2
+  local prefix=()
+  while [ "$1" != -- ]; do prefix+=("$1"); shift; done
+  local node_bin="$2" project="$stage/project-$label"
   mkdir -p "$project/test"
   (
     cd "$project"
-    export PATH="$(dirname "$node_bin"):$PATH"
     unset AIRLOCK_LIB
-    echo '{ "name": "airlock-install-test", "private": true, "type": "module" }' > package.json
-    npm install --no-audit --no-fund --no-package-lock \
-      "$out/airlock-$version.tgz" "$out/$platform_name-$version.tgz" >&2
-    # The binding's own suite, run on the installed package (AIRLOCK_MODULE below).
-    cp "$node_dir/test/conformance.test.js" "$node_dir/test/vectors.js" test/
-    cat > test/installed.test.js <<'JS'
+    # The platform packages resolve, as airlock's optional dependencies, to the local
+    # tarballs (overrides); npm then skips every one whose os/cpu/libc do not match
+    # --cpu/--libc (this machine's, or the emulated target's).
+    node - "$out" "$version" "${packaged[@]}" <<'JS' >package.json
+const [out, version, ...platforms] = process.argv.slice(2);
+const file = (n) => `file:${out}/${n}-${version}.tgz`;
+console.log(JSON.stringify({
+  name: 'airlock-install-test', private: true, type: 'module',
+  dependencies: { airlock: file('airlock') },
+  overrides: Object.fromEntries(platforms.map((p) => [p, file(p)])),
+}, null, 2));
+JS
+    npm install --no-audit --no-fund --no-package-lock --loglevel=error --os=linux \
+      --cpu="$([[ "$platform" == *arm64* ]] && echo arm64 || echo x64)" \
+      --libc="$([[ "$platform" == *musl ]] && echo musl || echo glibc)" >&2
+    [ -d "node_modules/$platform" ] || { echo "package-node: npm did not install $platform" >&2; exit 1; }
+    for other in "${packaged[@]}"; do
+      [ "$other" = "$platform" ] || [ ! -d "node_modules/$other" ] ||
+        { echo "package-node: npm installed $other beside $platform" >&2; exit 1; }
+    done
+    # The binding's own suites, run on the installed package (AIRLOCK_MODULE below).
+    cp "$node_dir/test/conformance.test.js" "$node_dir/test/strict.test.js" "$node_dir/test/vectors.js" test/
+    cat >test/installed.test.js <<JS
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { spawnSync } from 'node:child_process';
@@ -119,7 +186,7 @@ import { createAirlock, defaultAirlock } from 'airlock';
 
 test('the installed package loads the platform package library', () => {
   const lib = defaultAirlock().libraryPath;
-  assert.match(lib, /node_modules[/\\]airlock-linux-x64[/\\]libairlock\.so$/);
+  assert.match(lib, /node_modules[/\\\\]$platform[/\\\\]libairlock\.so\$/);
 });
 
 test('AIRLOCK_LIB and the library option still come first', () => {
@@ -133,7 +200,34 @@ test('AIRLOCK_LIB and the library option still come first', () => {
   assert.match(child.stderr, /from AIRLOCK_LIB/);
 });
 JS
-    AIRLOCK_MODULE=airlock AIRLOCK_VECTORS_DIR="$root/tests/conformance" node --test test/*.test.js >&2
+    AIRLOCK_MODULE=airlock AIRLOCK_VECTORS_DIR="$root/tests/conformance" "${prefix[@]}" "$node_bin" --test test/*.test.js >"$project/node.log" 2>&1 ||
+      { tail -40 "$project/node.log" >&2; exit 1; }
+    echo "package-node: $label: binding: $(grep -E '^(# |ℹ )(pass|fail) ' "$project/node.log" | tr '\n' ' ')" >&2
+    # The command: npm's own link, run as a hook would run it.
+    [ -L node_modules/.bin/airlock ] || { echo "package-node: npm linked no airlock command" >&2; exit 1; }
+    if [ "${#prefix[@]}" -eq 0 ]; then
+      # The same binary under every Node: its vectors run once, through npm's link.
+      [ -n "${cli_done:-}" ] && [ "$cli_done" = "$platform" ] ||
+        node "$root/scripts/release/cli-vectors.mjs" node_modules/.bin/airlock "$root/tests/conformance" >&2
+    else
+      # qemu-user cannot follow the launcher's exec into an arm64 binary (no binfmt
+      # here): the installed binary runs under qemu directly.
+      [ -n "${cli_done:-}" ] && [ "$cli_done" = "$platform" ] ||
+        node "$root/scripts/release/cli-vectors.mjs" --runner "${prefix[*]}" \
+          "node_modules/$platform/bin/airlock" "$root/tests/conformance" >&2
+    fi
   )
-  echo "package-node: the installed tarballs pass every vector under Node $ver" >&2
-done
+  echo "package-node: $label: the installed tarballs pass every vector" >&2
+  cli_done="$platform"
+}
+
+node24="$("$root/scripts/node24.sh")"
+install_test "node$(node --version)-x64" airlock-linux-x64 -- "$(command -v node)"
+install_test "node$("$node24" --version)-x64" airlock-linux-x64 -- "$node24"
+if [[ " ${packaged[*]} " == *" airlock-linux-arm64 "* ]]; then
+  eval "$("$root/scripts/release/tools.sh" | grep '^NODE_ARM64_')"
+  for v in "$NODE_ARM64_20" "$NODE_ARM64_24"; do
+    install_test "node$(qemu-aarch64 -L /usr/aarch64-linux-gnu "$v" --version)-arm64" airlock-linux-arm64 \
+      qemu-aarch64 -L /usr/aarch64-linux-gnu -- "$v"
+  done
+fi

@@ -31,6 +31,9 @@ scripts/unicode/bump.sh --check "$(node -p 'require("./scripts/unicode/versions.
 step "generated C header matches the ABI (pinned cbindgen)"
 scripts/gen-header.sh --check
 
+step "the Claude Code plugin's hooks.json is what tool-output --print-config prints"
+scripts/gen-plugin.sh --check
+
 step "C consumers: static, dynamic, ASan+UBSan, valgrind"
 tests/c/run.sh
 

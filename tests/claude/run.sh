@@ -26,3 +26,5 @@ done
 
 cargo build --release --locked -p airlock-cli --quiet
 AIRLOCK_BIN="$(cd ../.. && pwd)/target/release/airlock" node run.mjs "$@"
+# The plugin, installed with the client's own plugin commands from its npm source.
+[ "$#" -gt 0 ] || AIRLOCK_BIN="$(cd ../.. && pwd)/target/release/airlock" node plugin.mjs

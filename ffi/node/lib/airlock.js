@@ -102,8 +102,19 @@ const PARSE_ERROR_PREFIX = 'Malformed frontmatter line: ';
 
 // The package carrying the prebuilt library for this platform (scripts/package-node.sh
 // writes it; the binding lists every such package as an optional dependency, and npm
-// installs only the one whose `os` and `cpu` match).
-const PLATFORM_PACKAGE = `airlock-${process.platform}-${process.arch}`;
+// installs only the one whose `os`, `cpu` and `libc` match): airlock-linux-x64,
+// airlock-linux-x64-musl, airlock-darwin-arm64, airlock-win32-x64, …
+const PLATFORM_PACKAGE = `airlock-${process.platform}-${process.arch}${isMusl() ? '-musl' : ''}`;
+
+/** Whether this Linux process runs on musl (a Node without glibc reports no glibc version). */
+function isMusl() {
+  if (process.platform !== 'linux') return false;
+  try {
+    return !process.report.getReport().header.glibcVersionRuntime;
+  } catch {
+    return false;
+  }
+}
 
 /** The platform package's library, when that package is installed. */
 function platformLibrary() {
