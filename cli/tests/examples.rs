@@ -165,7 +165,10 @@ fn settings_send_gate_hook_blocks_without_a_ledger_and_doctor_sees_the_wiring() 
             .env(
                 "AIRLOCK_SEND_GATE_CLAUDE_SETTINGS",
                 example("claude-settings.json"),
-            ),
+            )
+            // The doctor requires every installed client to carry the gate: a real
+            // `~/.codex` on the machine running the tests must not decide this one.
+            .env("CODEX_HOME", state.path().join("no-codex-here")),
         b"",
     );
     let report = String::from_utf8_lossy(&doctor.stdout);
