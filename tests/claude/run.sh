@@ -30,3 +30,5 @@ AIRLOCK_BIN="$(cd ../.. && pwd)/target/release/airlock" node run.mjs "$@"
 [ "$#" -gt 0 ] || AIRLOCK_BIN="$(cd ../.. && pwd)/target/release/airlock" node plugin.mjs
 # Edits through the contained view, round trips with the current build (issue 26).
 [ "$#" -gt 0 ] || AIRLOCK_BIN="$(cd ../.. && pwd)/target/release/airlock" node reanchor.mjs
+# What the client adds outside PostToolUse: the refused channels and the unreached ones.
+[ "$#" -gt 0 ] || AIRLOCK_BIN="$(cd ../.. && pwd)/target/release/airlock" node channels.mjs
