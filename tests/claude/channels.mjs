@@ -7,7 +7,9 @@
 //     with a reason (checked: the reason reaches the model, the raw text never does);
 //   * a nested CLAUDE.md beside a file the model Reads, and the note of a change on
 //     disk after a command rewrites a file the model wrote: no lever reaches them
-//     (cli/TOOL_OUTPUT.md); reported as LIMIT with what was seen, never failed.
+//     (cli/TOOL_OUTPUT.md); reported as LIMIT with what was seen, never failed;
+//   * a control run without the gate entry reports what the refused channels would
+//     have carried.
 //
 // Usage: node channels.mjs [--client NAME]...   (default: 2.1.332)
 // Env: AIRLOCK_BIN; E2E_VERBOSE=1; E2E_KEEP=1 keeps the run directory.
@@ -43,13 +45,13 @@ function check(client, name, ok, detail) {
   results.push({ id, ok });
   console.log(`${ok ? 'PASS ' : 'FAIL '} ${id}${ok ? '' : `: ${detail}`}`);
 }
-function limit(client, name, seen) {
+function limit(client, name, lever, seen) {
   const id = `${client.name}/channels: ${name}`;
   results.push({ id, ok: true, limit: true });
-  console.log(`LIMIT ${id}: no lever reaches it (cli/TOOL_OUTPUT.md); ${seen}`);
+  console.log(`LIMIT ${id}: ${lever} (cli/TOOL_OUTPUT.md); ${seen}`);
 }
 
-async function channels(client) {
+async function channels(client, { control = false } = {}) {
   const dir = tempDir('ch');
   const proj = join(dir, 'proj');
   mkdirSync(join(proj, 'sub'), { recursive: true });
@@ -74,7 +76,19 @@ async function channels(client) {
   calls.push({ name: 'Bash', input: { command: 'true', description: 'next turn' } });
   calls.push({ name: 'Bash', input: { command: 'true', description: 'next turn' } });
 
-  const run = await runClaude(client, { dir, cwd: proj, calls, hooks: printedHooks() });
+  const hooks = printedHooks();
+  // The control drops the gate entry: what each refused channel would have carried.
+  if (control) hooks.PreToolUse = hooks.PreToolUse.filter((e) => !e.hooks.some((h) => h.command.includes('--quarantine-gate')));
+  const run = await runClaude(client, { dir, cwd: proj, calls, hooks });
+  if (control) {
+    const told = JSON.stringify(run.requests.flatMap((r) => (r.messages ?? []).filter((m) => m.role === 'user')));
+    // Reported, not checked: whether a notification arrives before the run ends is the
+    // client's timing.
+    for (const r of refused) {
+      console.log(`      control (no gate): ${r.name}: its text ${told.includes(rawMark(r.tag)) ? 'reached the model raw' : 'was not seen'}`);
+    }
+    return;
+  }
   check(client, 'the client ran every step', run.code === 0 && run.requests.length > calls.length,
     `exit ${run.code}, ${run.requests.length} requests, stderr ${run.stderr.slice(0, 300)}`);
   // What reached the model from outside: the user side of every request (the model's
@@ -89,10 +103,10 @@ async function channels(client) {
   });
   const nested = textOf(toolResult(run, callId(nestedAt)));
   check(client, 'nested CLAUDE.md: the Read itself ran', nested.includes('plain notes'), `the model got ${JSON.stringify(nested).slice(0, 300)}`);
-  limit(client, 'nested CLAUDE.md', reached('nested-claude-md')
+  limit(client, 'nested CLAUDE.md', 'only the claudeMdExcludes setting reaches it', reached('nested-claude-md')
     ? 'seen: the nested CLAUDE.md reached the model raw'
     : 'not seen in this run (the client did not attach it)');
-  limit(client, 'change on disk', reached('on-disk-change')
+  limit(client, 'change on disk', 'no lever reaches it', reached('on-disk-change')
     ? 'seen: the change note reached the model raw'
     : 'not seen in this run (the client sent no change note)');
 }
@@ -103,6 +117,7 @@ const names = pick('--client').length ? pick('--client') : ['2.1.332'];
 for (const client of CLIENTS.filter((c) => names.includes(c.name))) {
   try {
     await channels(client);
+    await channels(client, { control: true });
   } catch (e) {
     check(client, 'harness', false, String(e?.stack ?? e));
   }
