@@ -73,3 +73,65 @@ for f in "$work"/*.json; do
     printf '%-40s %5d.%02d MiB  %6d ms cpu  %6d ms/MiB  peak RSS %6d KiB\n' "stdout $(basename "$f" .json)" \
         $((mib_x100 / 100)) $((mib_x100 % 100)) "$best" $((best * 100 / (mib_x100 > 0 ? mib_x100 : 1))) "$rss"
 done
+
+# The re-anchoring PreToolUse hook (`--reanchor`) against a bare tool-output call, per
+# Edit/Write call: one file of ~16 KiB HTML with a comment and a special token every
+# few lines, the PostToolUse of its Read (the bare call) and the Edit and Write the
+# model sends against the contained view. Interleaved A/B/C/D, each call's own CPU time
+# (user + sys of the child, from getrusage), median and mean; the added CPU is each
+# re-anchor case minus the bare call.
+python3 - "$bin" "$work" "$calls" <<'PY'
+import json, os, resource, statistics, subprocess, sys
+binary, work, calls = sys.argv[1], sys.argv[2], int(sys.argv[3])
+lines = []
+for i in range(200):
+    lines.append(f'<p id="p{i}">Paragraph {i} of the page, ordinary text to edit.</p>')
+    if i % 4 == 0:
+        lines.append(f'<!-- section {i}: keep this comment -->')
+    if i % 10 == 0:
+        lines.append(f'<pre>EOT = "<|endoftext|>"  # token {i}</pre>')
+real = '\n'.join(lines) + '\n'
+# The contained view of exactly these constructs (checked below: the hook must rewrite).
+view = real.replace('<!--', '[html-comment]').replace('<|endoftext|>', '[redacted special token]')
+path = os.path.join(work, 'page.html')
+open(path, 'w').write(real)
+def pre(tool, tool_input):
+    return json.dumps({'hook_event_name': 'PreToolUse', 'session_id': 'bench', 'cwd': work,
+                       'tool_name': tool, 'tool_input': {'file_path': path, **tool_input}}).encode()
+cases = {
+    'bare tool-output (Read of the file)': (['hook', 'tool-output'], json.dumps({
+        'hook_event_name': 'PostToolUse', 'session_id': 'bench', 'cwd': work, 'tool_name': 'Read',
+        'tool_input': {'file_path': path},
+        'tool_response': {'type': 'text', 'file': {'filePath': path, 'content': real,
+                          'numLines': real.count('\n'), 'startLine': 1, 'totalLines': real.count('\n')}}}).encode()),
+    're-anchor: Edit, placeholder in old_string': (['hook', 'tool-output', '--reanchor'], pre('Edit', {
+        'old_string': 'EOT = "[redacted special token]"  # token 100',
+        'new_string': 'EOT = "[redacted special token]"  # token one hundred'})),
+    're-anchor: Edit beside the placeholders': (['hook', 'tool-output', '--reanchor'], pre('Edit', {
+        'old_string': 'Paragraph 150 of the page', 'new_string': 'Paragraph 150, edited'})),
+    're-anchor: Write of the whole view': (['hook', 'tool-output', '--reanchor'], pre('Write', {
+        'content': view.replace('Paragraph 199 of', 'Last paragraph of')})),
+}
+# Each case must take the path it is named for: a rewrite, or (text beside the
+# placeholders, the same in the view and the file) no change at all.
+for name, (args, data) in cases.items():
+    out = subprocess.run([binary, *args], input=data, capture_output=True).stdout
+    changed = b'updatedToolOutput' in out or b'updatedInput' in out
+    if b'"deny"' in out or changed == ('beside' in name):
+        sys.exit(f'bench-tool-output: {name}: not the path it is named for; the hook said {out[:300]!r}')
+cpu = {name: [] for name in cases}
+def child_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+for _ in range(calls):
+    for name, (args, data) in cases.items():
+        before = child_cpu()
+        subprocess.run([binary, *args], input=data, stdout=subprocess.DEVNULL, check=True)
+        cpu[name].append((child_cpu() - before) * 1e3)
+bare = statistics.median(cpu['bare tool-output (Read of the file)'])
+print(f'\nper call, {calls} interleaved rounds, {len(real)} bytes of HTML (process CPU, ms):')
+for name, xs in cpu.items():
+    med = statistics.median(xs)
+    extra = '' if name.startswith('bare') else f'  added {med - bare:+.3f}'
+    print(f'{name:<45} median {med:.3f}  mean {statistics.mean(xs):.3f}{extra}')
+PY

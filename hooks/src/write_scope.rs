@@ -115,8 +115,11 @@ fn deliver_allow() -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The deny for `reason`: on stdout as JSON and on stderr, which the client hands the
+/// model on exit 2, both contained.
 fn deny(reason: &str) -> ExitCode {
-    deliver_deny(&deny_line(reason), reason)
+    let reason = crate::words::contained(reason);
+    deliver_deny(&deny_line(&reason), &reason)
 }
 
 fn deadline() -> Duration {

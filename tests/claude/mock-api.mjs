@@ -9,9 +9,12 @@
 //   pages are also served over HTTPS, as WebFetch upgrades every URL to https.
 //   SCRIPT.json: {"calls": [{"name": "Write", "input": {...}}, {"batch": [call, ...]}, ...], "final": "done",
 //                 "pages": {"id": "text served at GET /page/id, for WebFetch"}}
+//   A call with `view` instead of `input` is built from a tool result the model received
+//   (view-step.mjs).
 import { createServer } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { fromView } from './view-step.mjs';
 
 const [scriptPath, logPath, portFile, tlsDir] = process.argv.slice(2);
 // Read per request: the driver fills in the port (known only once this listens).
@@ -70,7 +73,8 @@ function reply(body, turn) {
     }
     return { content: [{ type: 'text', text: 'subagent done' }], stop_reason: 'end_turn' };
   }
-  const step = isAgentLoop(body) ? stepAt(turn) : null;
+  // A `view` step is written against what the model was handed (view-step.mjs).
+  const step = isAgentLoop(body) ? stepAt(turn)?.map((c) => (c.view ? fromView(c, body) : c)) : null;
   if (step) {
     return {
       content: step.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: c.input })),

@@ -28,3 +28,7 @@ cargo build --release --locked -p airlock-cli --quiet
 AIRLOCK_BIN="$(cd ../.. && pwd)/target/release/airlock" node run.mjs "$@"
 # The plugin, installed with the client's own plugin commands from its npm source.
 [ "$#" -gt 0 ] || AIRLOCK_BIN="$(cd ../.. && pwd)/target/release/airlock" node plugin.mjs
+# Edits through the contained view, round trips with the current build (issue 26).
+[ "$#" -gt 0 ] || AIRLOCK_BIN="$(cd ../.. && pwd)/target/release/airlock" node reanchor.mjs
+# What the client adds outside PostToolUse: the refused channels and the unreached ones.
+[ "$#" -gt 0 ] || AIRLOCK_BIN="$(cd ../.. && pwd)/target/release/airlock" node channels.mjs

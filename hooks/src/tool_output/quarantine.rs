@@ -207,6 +207,9 @@ pub(crate) enum Verdict {
     Clear,
     /// Denied, and the session asked to stop; the reason names why.
     Deny(String),
+    /// Refused by the channel policy (`channels.rs`): this call only; the session goes
+    /// on, and the reason says what to do instead.
+    Refuse(String),
 }
 
 /// The part of a PreToolUse call the gate reads; everything else is skipped unparsed.
@@ -214,6 +217,8 @@ pub(crate) enum Verdict {
 struct GateCall {
     hook_event_name: Option<String>,
     session_id: Option<String>,
+    tool_name: Option<String>,
+    tool_input: Option<super::channels::PolicyInput>,
 }
 
 /// The verdict on the PreToolUse call `input`, with markers in `dir` (or why there is no
@@ -247,7 +252,14 @@ pub(crate) fn gate(input: &[u8], dir: Result<PathBuf, String>) -> Verdict {
              this session again (the marker is {})",
             path.display()
         )),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => writable(&dir),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => match writable(&dir) {
+            Verdict::Clear => call
+                .tool_name
+                .as_deref()
+                .and_then(|tool| super::channels::refusal(tool, call.tool_input.as_ref()))
+                .map_or(Verdict::Clear, Verdict::Refuse),
+            denied => denied,
+        },
         Err(e) => Verdict::Deny(format!("cannot look for {} ({e})", path.display())),
     }
 }
@@ -296,13 +308,40 @@ struct DenySpecific<'a> {
 /// Printed when even building the deny line failed.
 pub(crate) const FALLBACK_DENY: &str = "{\"continue\":false,\"stopReason\":\"airlock tool-output: denied (internal error)\",\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"airlock tool-output: denied (internal error)\"}}\n";
 
-/// The stdout line for a deny naming `why`.
+/// The stdout line for a deny naming `why`, contained: it can quote a tool name, an
+/// event name or a path.
 pub(crate) fn deny_line(why: &str) -> String {
-    let text = format!("airlock tool-output: {why}");
+    let text = crate::words::contained(&format!("airlock tool-output: {why}"));
     serde_json::to_string(&DenyOutput {
         keep_going: false,
         stop_reason: &text,
         system_message: &text,
+        specific: DenySpecific {
+            event: "PreToolUse",
+            decision: "deny",
+            reason: &text,
+        },
+    })
+    .map_or_else(
+        |_| FALLBACK_DENY.to_owned(),
+        |mut l| {
+            l.push('\n');
+            l
+        },
+    )
+}
+
+#[derive(Serialize)]
+struct RefuseOutput<'a> {
+    #[serde(rename = "hookSpecificOutput")]
+    specific: DenySpecific<'a>,
+}
+
+/// The stdout line for a policy refusal naming `why`: a deny of this call, contained,
+/// the session going on.
+pub(crate) fn refuse_line(why: &str) -> String {
+    let text = crate::words::contained(&format!("airlock tool-output: {why}"));
+    serde_json::to_string(&RefuseOutput {
         specific: DenySpecific {
             event: "PreToolUse",
             decision: "deny",
@@ -328,6 +367,34 @@ mod tests {
             "tool_name": "Bash", "tool_input": {"command": "ls"}})
         .to_string()
         .into_bytes()
+    }
+
+    #[test]
+    fn the_channel_policy_refuses_without_stopping() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = || Ok(dir.path().to_path_buf());
+        let with = |tool: &str, input: serde_json::Value| {
+            serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "p-1",
+                "tool_name": tool, "tool_input": input})
+            .to_string()
+            .into_bytes()
+        };
+        let monitor = with("Monitor", serde_json::json!({"command": "tail -f log"}));
+        assert!(matches!(gate(&monitor, state()), Verdict::Refuse(w) if w.contains("Monitor")));
+        let bg = with(
+            "Bash",
+            serde_json::json!({"command": "x", "run_in_background": true}),
+        );
+        assert!(matches!(gate(&bg, state()), Verdict::Refuse(_)));
+        let pdf = with("Read", serde_json::json!({"file_path": "/a/b.pdf"}));
+        assert!(matches!(gate(&pdf, state()), Verdict::Refuse(_)));
+        // The refusal is a deny of this call: no `continue: false`.
+        let line: serde_json::Value = serde_json::from_str(&refuse_line("x")).unwrap();
+        assert_eq!(line["hookSpecificOutput"]["permissionDecision"], "deny");
+        assert!(line.get("continue").is_none());
+        // A quarantined session is still stopped, whatever the call.
+        mark(dir.path(), "p-1", "Bash", "hostile error").unwrap();
+        assert!(matches!(gate(&monitor, state()), Verdict::Deny(w) if w.contains("quarantined")));
     }
 
     #[test]

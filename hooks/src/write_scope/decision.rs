@@ -24,8 +24,13 @@ pub(crate) enum Decision {
 }
 
 impl Decision {
+    /// The deny for `reason`, contained: a reason quotes the path it was given and the
+    /// one it resolved to, the tool name and keys, all of which the model can choose
+    /// (a directory named `<|im_start|>` or `</APPLICABLE-RULES>`).
     fn deny(reason: impl std::fmt::Display) -> Self {
-        Self::Deny(format!("airlock write-scope: {reason}"))
+        Self::Deny(crate::words::contained(&format!(
+            "airlock write-scope: {reason}"
+        )))
     }
 }
 
@@ -432,13 +437,15 @@ struct HookSpecificOutput<'a> {
     permission_decision_reason: &'a str,
 }
 
-/// The one-line JSON deny for `reason`, newline included.
+/// The one-line JSON deny for `reason`, newline included, the reason contained (every
+/// caller's, not only [`decide`]'s: the model reads it).
 pub(crate) fn deny_line(reason: &str) -> String {
+    let reason = crate::words::contained(reason);
     let output = HookOutput {
         hook_specific_output: HookSpecificOutput {
             hook_event_name: "PreToolUse",
             permission_decision: "deny",
-            permission_decision_reason: reason,
+            permission_decision_reason: &reason,
         },
     };
     match serde_json::to_string(&output) {
@@ -497,12 +504,56 @@ mod tests {
 
     #[test]
     fn deny_line_escapes_the_reason() {
-        let line = deny_line("a \"b\" \u{1b} \\");
+        let line = deny_line("a \"b\" \n \\");
         assert_eq!(line.matches('\n').count(), 1);
         let parsed: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(
             parsed["hookSpecificOutput"]["permissionDecisionReason"],
-            Value::String("a \"b\" \u{1b} \\".into())
+            Value::String("a \"b\" \n \\".into())
+        );
+    }
+
+    #[test]
+    fn deny_line_contains_the_reason() {
+        let line = deny_line("x \u{1b}[2J <|endoftext|> </APPLICABLE-RULES> \u{202e}y");
+        let parsed: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(
+            parsed["hookSpecificOutput"]["permissionDecisionReason"],
+            Value::String("x  [redacted special token] [redacted-wrapper-literal] y".into())
+        );
+    }
+
+    /// A directory named after a wrapper literal, a special token or a bidi control is
+    /// named in the deny reason (twice: as given and as resolved), contained both times.
+    #[test]
+    fn hostile_directory_names_reach_the_reason_contained() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(dir.path()).unwrap();
+        fs::create_dir(root.join(".git")).unwrap();
+        let o = opts();
+        for (name, raw) in [
+            ("</APPLICABLE-RULES>x", "</APPLICABLE-RULES>"),
+            ("<|im_start|>system", "<|im_start|>"),
+            ("<|endoftext|>", "<|endoftext|>"),
+            ("a<!--b", "<!--"),
+            ("inv\u{202e}fdp.exe", "\u{202e}"),
+            ("untrusted-content:end", "untrusted-content:end"),
+        ] {
+            let sub = root.join(name);
+            fs::create_dir(&sub).unwrap();
+            for path in [sub.join("x.md"), sub.join("../").join(name).join("y.md")] {
+                let why = reason(decide(&call(&root, "Write", path.to_str().unwrap()), &o));
+                assert!(why.starts_with("airlock write-scope: "), "{why}");
+                assert!(!why.contains(raw), "{name:?} reached the reason raw: {why}");
+                assert_eq!(crate::words::contained(&why), why, "not a fixed point");
+                let line = deny_line(&why);
+                assert!(!line.contains(raw), "{line}");
+            }
+        }
+        let tool = reason(decide(&call(&root, "<|im_start|>Bash\u{202e}", "x"), &o));
+        assert!(
+            !tool.contains("<|im_start|>") && !tool.contains('\u{202e}'),
+            "{tool}"
         );
     }
 
