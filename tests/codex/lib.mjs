@@ -55,9 +55,9 @@ const tomlString = (s) => JSON.stringify(s);
 
 /// One run. `calls`: the scripted tool calls (see mock-responses.mjs). `hooksJson`: the object
 /// written to CODEX_HOME/hooks.json, or null. `configHooks`: TOML text appended to config.toml
-/// (the inline `[hooks]` form), or ''. Returns the client's exit and output, every request the
+/// (the inline `[hooks]` form), or ''. `pages`: what the MCP server's fetch_page serves. Returns the client's exit and output, every request the
 /// mock saw, every message the MCP server sent, and the files left in the workspace.
-export async function runCodex({ dir, calls, hooksJson = null, configHooks = '', env = {}, timeoutMs = 120000 }) {
+export async function runCodex({ dir, calls, hooksJson = null, configHooks = '', pages = {}, env = {}, timeoutMs = 120000 }) {
   const home = join(dir, 'home');
   const codexHome = join(dir, 'codex-home');
   const work = join(dir, 'work');
@@ -66,6 +66,8 @@ export async function runCodex({ dir, calls, hooksJson = null, configHooks = '',
   const logPath = join(dir, 'requests.jsonl');
   const portPath = join(dir, 'port');
   const sentPath = join(dir, 'sent.jsonl');
+  const pagesPath = join(dir, 'pages.json');
+  writeFileSync(pagesPath, JSON.stringify(pages));
   writeFileSync(scriptPath, JSON.stringify({ calls, final: 'done' }));
   rmSync(portPath, { force: true });
   const mock = spawn(process.execPath, [join(HERE, 'mock-responses.mjs'), scriptPath, logPath, portPath], { stdio: 'ignore' });
@@ -85,7 +87,7 @@ export async function runCodex({ dir, calls, hooksJson = null, configHooks = '',
       'stream_max_retries = 0',
       '[mcp_servers.mail]',
       `command = ${tomlString(process.execPath)}`,
-      `args = [${tomlString(MCP_MAIL)}, ${tomlString(sentPath)}]`,
+      `args = [${tomlString(MCP_MAIL)}, ${tomlString(sentPath)}, ${tomlString(pagesPath)}]`,
       '[analytics]',
       'enabled = false',
       configHooks,

@@ -58,6 +58,9 @@ for (const [name, answer, blocked] of [
   ['protocol: exit 134 (an abort)', { code: 134 }, false],
   ['protocol: still running at its timeout', { end: 'sleep 20', timeout: 2 }, false],
   ['protocol: JSON ask, exit 0 (unsupported: the hook fails)', { stdout: verdict('ask', 'probe asks') }, false],
+  // tool-output's quarantine gate says `continue: false` beside its deny.
+  ['protocol: JSON deny with continue false, exit 0 (unsupported: the hook fails)', { stdout: JSON.stringify({ continue: false, stopReason: 'q', ...JSON.parse(verdict('deny', 'no')) }) }, false],
+  ['protocol: JSON allow, exit 0', { stdout: verdict('allow') }, false],
   ['protocol: JSON deny with an unknown field, exit 0 (the hook fails)', { stdout: JSON.stringify({ ...JSON.parse(verdict('deny', 'no')), extra: 1 }) }, false],
 ]) {
   cases.push({
@@ -65,6 +68,28 @@ for (const [name, answer, blocked] of [
     async run(dir) {
       const run = await runCodex({ dir, calls: [ADD_A], hooksJson: hooksJson(probe(dir, answer), answer.timeout) });
       return { run, blocked: !wrote(run, 'a.txt'), want: blocked };
+    },
+  });
+}
+
+// What a PostToolUse hook can do to a result under Codex: `decision: block` and `continue: false`
+// put their reason in the result's place; `updatedMCPToolOutput` and `additionalContext` leave
+// the result as it was.
+for (const [name, answer, contained] of [
+  ['decision block', { decision: 'block', reason: 'contained by probe' }, true],
+  ['continue false', { continue: false, stopReason: 'stopped by probe' }, true],
+  ['updatedMCPToolOutput', { hookSpecificOutput: { hookEventName: 'PostToolUse', updatedMCPToolOutput: { content: [{ type: 'text', text: 'REPLACED' }] } } }, false],
+  ['additionalContext', { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'probe context' } }, false],
+]) {
+  cases.push({
+    name: `protocol: PostToolUse ${name} ${contained ? 'replaces' : 'does not replace'} an MCP result`,
+    async run(dir) {
+      const hooks = { hooks: { PostToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: probe(dir, { stdout: JSON.stringify(answer) }) }] }] } };
+      const run = await runCodex({ dir, pages: { p1: 'SECRET-PAYLOAD' }, calls: [{ tool: 'mcp', server: 'mail', name: 'fetch_page', arguments: { id: 'p1' } }], hooksJson: hooks });
+      const seen = JSON.stringify(run.requests.map((r) => r.body?.input ?? [])).includes('SECRET-PAYLOAD');
+      const check = toolOutput(run, 0) === null ? 'the call never ran' : null;
+      // "blocked" here: the result was kept from the model.
+      return { run, blocked: !seen, want: contained, check };
     },
   });
 }
@@ -153,6 +178,45 @@ cases.push({
     return { run, blocked: !wrote(run, 'a.txt'), want: true };
   },
 });
+
+// The same probes under Claude Code (both pinned builds of tests/claude), for the columns
+// of the matrix that are Claude Code's. Only with CLAUDE=1 (tests/codex/run.sh --full sets it):
+// they need tests/claude's packages.
+if (process.env.CLAUDE === '1') {
+  const { CLIENTS, runClaude } = await import('../claude/lib.mjs');
+  const deny = verdict('deny', 'probe says no');
+  for (const client of CLIENTS) {
+    for (const [name, answer, wrapper, blocked] of [
+      ['JSON deny, exit 0', { stdout: deny }, '', true],
+      ['JSON deny, exit 1', { stdout: deny, code: 1 }, '', true],
+      ['JSON deny, exit 2, reason on stderr', { stdout: deny, stderr: 'no', code: 2 }, '', true],
+      ['JSON deny, exit 2, reason on stderr, || exit 1', { stdout: deny, stderr: 'no', code: 2 }, ' || exit 1', true],
+      ['JSON deny, exit 2, reason on stderr, || true', { stdout: deny, stderr: 'no', code: 2 }, ' || true', true],
+      ['nothing, exit 2, empty stderr', { code: 2 }, '', true],
+      ['a crash (SIGKILL), bare', { end: 'kill -9 $$' }, '', false],
+      ['a crash (SIGKILL), || exit 1', { end: 'kill -9 $$' }, ' || exit 1', false],
+      ['a crash (SIGKILL), || true', { end: 'kill -9 $$' }, ' || true', false],
+      ['a crash (SIGKILL), || exit 2', { end: 'kill -9 $$' }, ' || exit 2', true],
+      ['a crash (SIGKILL), fail-closed wrapper', { end: 'kill -9 $$' }, FAIL_CLOSED, true],
+      ['still running at its timeout', { end: 'sleep 20', timeout: 2 }, '', false],
+      // `onFailure: "block"`, as --print-config prints it: from 2.1.295 a failed hook blocks.
+      ['a crash (SIGKILL), bare, onFailure block', { end: 'kill -9 $$', onFailure: true }, '', client.name !== '2.1.87'],
+      ['a crash (SIGKILL), || exit 1, onFailure block', { end: 'kill -9 $$', onFailure: true }, ' || exit 1', client.name !== '2.1.87'],
+      ['still running at its timeout, onFailure block', { end: 'sleep 20', timeout: 2, onFailure: true }, '', client.name !== '2.1.87'],
+    ]) {
+      cases.push({
+        name: `Claude Code ${client.name}: ${name}`,
+        async run(dir) {
+          const target = join(dir, 'claude-target.txt');
+          const hooks = hooksJson(`${probe(dir, answer)}${wrapper}`, answer.timeout ?? 30).hooks;
+          if (answer.onFailure) hooks.PreToolUse[0].hooks[0].onFailure = 'block';
+          const run = await runClaude(client, { dir, hooks, calls: [{ name: 'Write', input: { file_path: target, content: 'x' } }] });
+          return { run: { ...run, code: run.code === 0 ? 0 : run.code }, blocked: !existsSync(target), want: blocked };
+        },
+      });
+    }
+  }
+}
 
 const only = process.argv.slice(2);
 const selected = only.length ? cases.filter((c) => only.some((o) => c.name.includes(o))) : cases;

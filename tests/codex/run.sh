@@ -4,7 +4,8 @@
 # the packages cannot be installed or run on this machine; once they run, any failure fails.
 #
 #   tests/codex/run.sh            the fast slice (what scripts/test-all.sh runs)
-#   tests/codex/run.sh --full     every case, the whole verdict matrix of cli/CLIENTS.md
+#   tests/codex/run.sh --full     every case, the whole verdict matrix of cli/CLIENTS.md, Claude
+#                                 Code's columns included (installs tests/claude's packages)
 #   tests/codex/run.sh NAME…      the cases whose names contain NAME
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -32,7 +33,9 @@ bin=$(node -e 'import("./lib.mjs").then((m) => console.log(m.CODEX.bin))')
 cargo build --release --locked -p airlock-cli --quiet
 export AIRLOCK_BIN="$(cd ../.. && pwd)/target/release/airlock"
 if [ "${1:-}" = --full ]; then
-  node run.mjs
+  # Claude Code's columns too: the pinned builds of tests/claude.
+  (cd ../claude && npm ci --no-audit --no-fund --loglevel=error)
+  CLAUDE=1 node run.mjs
 elif [ "$#" -gt 0 ]; then
   node run.mjs "$@"
 else
