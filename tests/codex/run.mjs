@@ -155,7 +155,7 @@ for (const [wrapper, blocked] of [['', false], [' || exit 2', true], [' || true'
 }
 
 // Memory exhaustion: the real guard under an address-space limit it cannot start in.
-for (const [wrapper, blocked] of [['', false], [FAIL_CLOSED, true]]) {
+for (const [wrapper, blocked] of [['', false], [' || exit 2', true], [FAIL_CLOSED, true]]) {
   cases.push({
     name: `wrapper${wrapper || ' (bare)'}: memory exhaustion (ulimit -v)`,
     async run(dir) {
@@ -166,6 +166,22 @@ for (const [wrapper, blocked] of [['', false], [FAIL_CLOSED, true]]) {
       return { run, blocked: !wrote(run, 'AUDIT.md'), want: blocked };
     },
   });
+}
+
+// A forced panic, on a call the guard would allow: the guard catches it and denies. The switch
+// exists in debug builds only, so the case runs only with one.
+if (AIRLOCK.includes('/debug/')) {
+  for (const wrapper of ['', ' || exit 1', ' || true', ' || exit 2']) {
+    cases.push({
+      name: `wrapper${wrapper || ' (bare)'}: a forced panic (debug build)`,
+      async run(dir) {
+        const work = join(dir, 'work');
+        const calls = [{ tool: 'apply_patch', patch: patch('*** Add File: AUDIT.md', '+ok') }];
+        const run = await runCodex({ dir, calls, hooksJson: hooksJson(`${writeScope(work)}${wrapper}`), env: { AIRLOCK_WRITE_SCOPE_TEST_PANIC: '1' } });
+        return { run, blocked: !wrote(run, 'AUDIT.md'), want: wrapper !== ' || exit 1' };
+      },
+    });
+  }
 }
 
 // The entry exactly as `--print-config` prints it for Claude Code (with `onFailure`, a key
