@@ -62,6 +62,9 @@ scripts/package-wasm.sh --test "$(mktemp -d "${TMPDIR:-/tmp}/airlock-wasm-out.XX
 step "Python wheel: build (x86-64, aarch64), install into fresh venvs, every vector (aarch64 under qemu), batches, llm-guard, Spark 100k rows (pinned, from PyPI)"
 scripts/test-python.sh
 
+step "real Codex end to end: pinned npm build, mock Responses API, write-scope and the wrappers (skipped loudly without the packages)"
+tests/codex/run.sh
+
 step "throughput ratio gate (quick, a few s; interleaved, thread CPU time, floors per backend)"
 cargo run --release --locked -p airlock-benches --bin gate -- --quick
 cargo run --release --locked -p airlock-benches --bin gate -- --quick --portable

@@ -12,9 +12,11 @@
 //! deadline — to a deny (or, for tool output, a withheld notice): Claude Code lets a
 //! call through on any other exit code.
 
+pub mod codex;
 pub mod json;
 pub mod send_gate;
 pub mod tool_output;
+mod verdict;
 pub mod words;
 pub mod write_scope;
 

@@ -11,6 +11,7 @@ mod call;
 mod config;
 mod decision;
 mod options;
+mod patch;
 mod path_text;
 mod protected;
 mod resolve;

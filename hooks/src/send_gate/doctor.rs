@@ -15,6 +15,7 @@ use super::digest::is_digest;
 use super::scan::scan_text;
 use super::store::{Links, Paths, read_capped};
 use super::{load_config, print};
+use crate::verdict::Client::{ClaudeCode, Codex};
 
 /// What a sample tool stands for: the wiring must cover every kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -533,6 +534,15 @@ fn client_wiring(client: &Client, hook: &RequiredHook, gated: &[&str], report: &
             return;
         }
     };
+    let kind = if client.toml.is_some() {
+        Codex
+    } else {
+        ClaudeCode
+    };
+    for (command, why) in crate::verdict::hazards(&settings, kind) {
+        let what = format!("{} hook wrapper `{command}`", client.name);
+        report.routing(false, &what, &why);
+    }
     let matchers = gate_matchers(&settings, hook);
     if matchers.is_empty() {
         report.routing(

@@ -33,6 +33,8 @@ pub(crate) struct TargetKeys {
     pub(crate) file_path: Option<Text>,
     pub(crate) notebook_path: Option<Text>,
     pub(crate) path: Option<Text>,
+    /// Codex's `apply_patch` carries its patch text here.
+    pub(crate) command: Option<Text>,
 }
 
 /// A PreToolUse call: the three fields the guard reads, each absent when the key is.
@@ -148,7 +150,7 @@ impl<'de, const N: usize> Visitor<'de> for KeySeed<N> {
     }
 }
 
-const TARGET_KEY_NAMES: [&str; 3] = ["file_path", "notebook_path", "path"];
+const TARGET_KEY_NAMES: [&str; 4] = ["file_path", "notebook_path", "path", "command"];
 const CALL_KEY_NAMES: [&str; 3] = ["tool_name", "tool_input", "cwd"];
 
 impl<'de> Deserialize<'de> for ToolInput {
@@ -168,7 +170,8 @@ impl<'de> Deserialize<'de> for ToolInput {
                     match key {
                         Key::Known(0) => keys.file_path = Some(map.next_value()?),
                         Key::Known(1) => keys.notebook_path = Some(map.next_value()?),
-                        Key::Known(_) => keys.path = Some(map.next_value()?),
+                        Key::Known(2) => keys.path = Some(map.next_value()?),
+                        Key::Known(_) => keys.command = Some(map.next_value()?),
                         Key::Other => {
                             map.next_value::<IgnoredAny>()?;
                         }

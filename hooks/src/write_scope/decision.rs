@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::call::{self, Call, TargetKeys, Text, ToolInput, TopLevel};
 use super::options::{Options, WRITE_TOOLS, names_a_file};
+use super::patch;
 use super::path_text::{client_rewrite, lexical};
 use super::protected;
 use super::resolve::{Resolved, resolve_physical};
@@ -60,6 +61,9 @@ fn decide_inner(input: &[u8], opts: &Options) -> Result<(), String> {
         Some(Text::Other) => return Err("tool_name is not a string".into()),
         None => return Err("tool_name is missing".into()),
     };
+    if tool == patch::TOOL {
+        return patch::check(&call, |one| check_write(tool, one, opts));
+    }
     if WRITE_TOOLS.contains(&tool) {
         return check_write(tool, &call, opts);
     }

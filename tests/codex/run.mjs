@@ -1,0 +1,266 @@
+// The real-Codex end-to-end test: the pinned Codex CLI (`codex exec`) against the scripted mock
+// Responses API, with airlock's guards registered as hooks in both of Codex's forms (hooks.json
+// and inline `[hooks]` tables of config.toml). Every case runs Codex for real; an assertion
+// that fails fails the run.
+//
+// Usage: AIRLOCK_BIN=target/release/airlock node run.mjs [CASE-NAME-SUBSTRING…]
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CODEX, runCodex, tempDir, TEMP_DIRS, toolOutput } from './lib.mjs';
+
+const AIRLOCK = process.env.AIRLOCK_BIN;
+if (!AIRLOCK || !existsSync(AIRLOCK)) {
+  console.error(`run.mjs: AIRLOCK_BIN must name the built airlock binary (got ${JSON.stringify(AIRLOCK)})`);
+  process.exit(2);
+}
+const sh = (s) => `'${s.replaceAll("'", "'\\''")}'`;
+
+/// A hooks.json object with one PreToolUse command hook matching every tool.
+const hooksJson = (command, timeout = 30) => ({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command, timeout }] }] } });
+/// The same registration as config.toml's inline tables.
+const configHooks = (command) =>
+  `[[hooks.PreToolUse]]\nmatcher = "*"\n[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = ${JSON.stringify(command)}\ntimeout = 30\n`;
+
+const writeScope = (root, extra = '') => `${sh(AIRLOCK)} hook write-scope --root ${sh(root)} --allow AUDIT.md ${extra}`.trim();
+const patch = (...hunks) => `*** Begin Patch\n${hunks.join('\n')}\n*** End Patch\n`;
+const BLOCKED = 'Command blocked by PreToolUse hook';
+
+/// A probe hook: prints `stdout`, writes `stderr`, exits `code`, for the protocol cases.
+function probe(dir, { stdout = '', stderr = '', code = 0, end = `exit ${code}` }) {
+  const path = join(dir, 'probe.sh');
+  writeFileSync(path, `#!/bin/sh\ncat >/dev/null\nprintf '%s' ${sh(stdout)}\nprintf '%s' ${sh(stderr)} >&2\n${end}\n`, { mode: 0o755 });
+  return path;
+}
+const verdict = (decision, reason) =>
+  JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, ...(reason ? { permissionDecisionReason: reason } : {}) } });
+
+/// The wrapper that keeps a crash blocking in every client: a failed hook becomes exit 2 with a
+/// reason on stderr, which Codex needs (exit 2 alone is a failed hook to it).
+const FAIL_CLOSED = ` || { echo 'airlock hook failed; blocking the call' >&2; exit 2; }`;
+
+const ADD_A = { tool: 'apply_patch', patch: patch('*** Add File: a.txt', '+hello') };
+
+/// Each case: a name, how to register, and what must hold. `blocked` is whether the scripted
+/// call must be kept from running.
+const cases = [];
+const wrote = (run, name) => existsSync(join(run.work, name));
+
+// What Codex does with each shape of hook answer: the facts the verdict contract rests on.
+for (const [name, answer, blocked] of [
+  ['protocol: JSON deny, exit 0', { stdout: verdict('deny', 'probe says no') }, true],
+  ['protocol: JSON deny, exit 1', { stdout: verdict('deny', 'probe says no'), code: 1 }, false],
+  ['protocol: JSON deny, exit 2, reason on stderr', { stdout: verdict('deny', 'probe says no'), stderr: 'probe says no', code: 2 }, true],
+  ['protocol: nothing on stdout, exit 2, reason on stderr', { stderr: 'probe says no', code: 2 }, true],
+  ['protocol: nothing, exit 1', { code: 1 }, false],
+  // What a crash leaves: under `|| exit 2`, exit 2 and no reason; bare, a signal or an abort.
+  ['protocol: nothing, exit 2, empty stderr (the hook fails)', { code: 2 }, false],
+  ['protocol: killed by SIGKILL (an out-of-memory kill)', { end: 'kill -9 $$' }, false],
+  ['protocol: exit 134 (an abort)', { code: 134 }, false],
+  ['protocol: still running at its timeout', { end: 'sleep 20', timeout: 2 }, false],
+  ['protocol: JSON ask, exit 0 (unsupported: the hook fails)', { stdout: verdict('ask', 'probe asks') }, false],
+  // tool-output's quarantine gate says `continue: false` beside its deny.
+  ['protocol: JSON deny with continue false, exit 0 (unsupported: the hook fails)', { stdout: JSON.stringify({ continue: false, stopReason: 'q', ...JSON.parse(verdict('deny', 'no')) }) }, false],
+  ['protocol: JSON allow, exit 0', { stdout: verdict('allow') }, false],
+  ['protocol: JSON deny with an unknown field, exit 0 (the hook fails)', { stdout: JSON.stringify({ ...JSON.parse(verdict('deny', 'no')), extra: 1 }) }, false],
+]) {
+  cases.push({
+    name,
+    async run(dir) {
+      const run = await runCodex({ dir, calls: [ADD_A], hooksJson: hooksJson(probe(dir, answer), answer.timeout) });
+      return { run, blocked: !wrote(run, 'a.txt'), want: blocked };
+    },
+  });
+}
+
+// What a PostToolUse hook can do to a result under Codex: `decision: block` and `continue: false`
+// put their reason in the result's place; `updatedMCPToolOutput` and `additionalContext` leave
+// the result as it was.
+for (const [name, answer, contained] of [
+  ['decision block', { decision: 'block', reason: 'contained by probe' }, true],
+  ['continue false', { continue: false, stopReason: 'stopped by probe' }, true],
+  ['updatedMCPToolOutput', { hookSpecificOutput: { hookEventName: 'PostToolUse', updatedMCPToolOutput: { content: [{ type: 'text', text: 'REPLACED' }] } } }, false],
+  ['additionalContext', { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'probe context' } }, false],
+]) {
+  cases.push({
+    name: `protocol: PostToolUse ${name} ${contained ? 'replaces' : 'does not replace'} an MCP result`,
+    async run(dir) {
+      const hooks = { hooks: { PostToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: probe(dir, { stdout: JSON.stringify(answer) }) }] }] } };
+      const run = await runCodex({ dir, pages: { p1: 'SECRET-PAYLOAD' }, calls: [{ tool: 'mcp', server: 'mail', name: 'fetch_page', arguments: { id: 'p1' } }], hooksJson: hooks });
+      const seen = JSON.stringify(run.requests.map((r) => r.body?.input ?? [])).includes('SECRET-PAYLOAD');
+      const check = toolOutput(run, 0) === null ? 'the call never ran' : null;
+      // "blocked" here: the result was kept from the model.
+      return { run, blocked: !seen, want: contained, check };
+    },
+  });
+}
+
+// Write-scope under Codex, registered in each of Codex's two forms.
+for (const form of ['hooks.json', 'config.toml']) {
+  const register = (command) => (form === 'hooks.json' ? { hooksJson: hooksJson(command) } : { configHooks: configHooks(command) });
+  cases.push({
+    name: `write-scope (${form}): a patch inside the scope is applied`,
+    async run(dir) {
+      const work = join(dir, 'work');
+      const run = await runCodex({ dir, calls: [{ tool: 'apply_patch', patch: patch('*** Add File: AUDIT.md', '+ok') }], ...register(writeScope(work)) });
+      return { run, blocked: !wrote(run, 'AUDIT.md'), want: false };
+    },
+  });
+  cases.push({
+    name: `write-scope (${form}): one path out of scope denies the whole patch`,
+    async run(dir) {
+      const work = join(dir, 'work');
+      const calls = [{ tool: 'apply_patch', patch: patch('*** Add File: AUDIT.md', '+ok', '*** Add File: src/x.rs', '+no') }];
+      const run = await runCodex({ dir, calls, ...register(writeScope(work)) });
+      const out = toolOutput(run, 0) ?? '';
+      const check = out.includes(BLOCKED) && out.includes('src/x.rs') ? null : `the model was not told why: ${JSON.stringify(out.slice(0, 300))}`;
+      return { run, blocked: !wrote(run, 'AUDIT.md') && !wrote(run, 'src/x.rs'), want: true, check };
+    },
+  });
+}
+
+cases.push({
+  name: 'write-scope: a shell command is a tool not allowed',
+  async run(dir) {
+    const work = join(dir, 'work');
+    const run = await runCodex({ dir, calls: [{ tool: 'shell', command: 'echo x > shell.txt' }], hooksJson: hooksJson(writeScope(work)) });
+    return { run, blocked: !wrote(run, 'shell.txt'), want: true };
+  },
+});
+
+// The wrappers, on a deny: airlock says it twice (JSON on stdout, exit 2 with the reason on
+// stderr); what survives each wrapper decides the cell.
+for (const [wrapper, blocked] of [['', true], [' || true', true], [' || exit 2', true], [' || exit 1', false]]) {
+  cases.push({
+    name: `wrapper${wrapper || ' (bare)'}: write-scope deny`,
+    async run(dir) {
+      const work = join(dir, 'work');
+      const calls = [{ tool: 'apply_patch', patch: patch('*** Add File: src/x.rs', '+no') }];
+      const run = await runCodex({ dir, calls, hooksJson: hooksJson(`${writeScope(work)}${wrapper}`) });
+      return { run, blocked: !wrote(run, 'src/x.rs'), want: blocked };
+    },
+  });
+}
+
+// A crash: the probe kills itself, as an out-of-memory kill would. Under `|| exit 2` it blocks
+// only because the shell reports the signal ("Killed") on stderr: exit 2 with an empty stderr
+// is a failed hook to Codex (the protocol case above).
+for (const [wrapper, blocked] of [['', false], [' || exit 2', true], [' || true', false], [' || exit 1', false], [FAIL_CLOSED, true]]) {
+  cases.push({
+    name: `wrapper${wrapper || ' (bare)'}: a crash (SIGKILL)`,
+    async run(dir) {
+      const run = await runCodex({ dir, calls: [ADD_A], hooksJson: hooksJson(`${probe(dir, { end: 'kill -9 $$' })}${wrapper}`) });
+      return { run, blocked: !wrote(run, 'a.txt'), want: blocked };
+    },
+  });
+}
+
+// Memory exhaustion: the real guard under an address-space limit it cannot start in.
+for (const [wrapper, blocked] of [['', false], [' || exit 2', true], [FAIL_CLOSED, true]]) {
+  cases.push({
+    name: `wrapper${wrapper || ' (bare)'}: memory exhaustion (ulimit -v)`,
+    async run(dir) {
+      const work = join(dir, 'work');
+      const calls = [{ tool: 'apply_patch', patch: patch('*** Add File: AUDIT.md', '+ok') }];
+      const command = `(ulimit -v 4000; ${writeScope(work)})${wrapper}`;
+      const run = await runCodex({ dir, calls, hooksJson: hooksJson(command) });
+      return { run, blocked: !wrote(run, 'AUDIT.md'), want: blocked };
+    },
+  });
+}
+
+// A forced panic, on a call the guard would allow: the guard catches it and denies. The switch
+// exists in debug builds only, so the case runs only with one.
+if (AIRLOCK.includes('/debug/')) {
+  for (const wrapper of ['', ' || exit 1', ' || true', ' || exit 2']) {
+    cases.push({
+      name: `wrapper${wrapper || ' (bare)'}: a forced panic (debug build)`,
+      async run(dir) {
+        const work = join(dir, 'work');
+        const calls = [{ tool: 'apply_patch', patch: patch('*** Add File: AUDIT.md', '+ok') }];
+        const run = await runCodex({ dir, calls, hooksJson: hooksJson(`${writeScope(work)}${wrapper}`), env: { AIRLOCK_WRITE_SCOPE_TEST_PANIC: '1' } });
+        return { run, blocked: !wrote(run, 'AUDIT.md'), want: wrapper !== ' || exit 1' };
+      },
+    });
+  }
+}
+
+// The entry exactly as `--print-config` prints it for Claude Code (with `onFailure`, a key
+// Codex does not know).
+cases.push({
+  name: 'print-config entry (Claude Code form, onFailure) under Codex: a deny',
+  async run(dir) {
+    const hooks = { hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: probe(dir, { stdout: verdict('deny', 'no'), stderr: 'no', code: 2 }), timeout: 30, onFailure: 'block' }] }] } };
+    const run = await runCodex({ dir, calls: [ADD_A], hooksJson: hooks });
+    return { run, blocked: !wrote(run, 'a.txt'), want: true };
+  },
+});
+
+// The same probes under Claude Code (both pinned builds of tests/claude), for the columns
+// of the matrix that are Claude Code's. Only with CLAUDE=1 (tests/codex/run.sh --full sets it):
+// they need tests/claude's packages.
+if (process.env.CLAUDE === '1') {
+  const { CLIENTS, runClaude } = await import('../claude/lib.mjs');
+  const deny = verdict('deny', 'probe says no');
+  for (const client of CLIENTS) {
+    for (const [name, answer, wrapper, blocked] of [
+      ['JSON deny, exit 0', { stdout: deny }, '', true],
+      ['JSON deny, exit 1', { stdout: deny, code: 1 }, '', true],
+      ['JSON deny, exit 2, reason on stderr', { stdout: deny, stderr: 'no', code: 2 }, '', true],
+      ['JSON deny, exit 2, reason on stderr, || exit 1', { stdout: deny, stderr: 'no', code: 2 }, ' || exit 1', true],
+      ['JSON deny, exit 2, reason on stderr, || true', { stdout: deny, stderr: 'no', code: 2 }, ' || true', true],
+      ['nothing, exit 2, empty stderr', { code: 2 }, '', true],
+      ['a crash (SIGKILL), bare', { end: 'kill -9 $$' }, '', false],
+      ['a crash (SIGKILL), || exit 1', { end: 'kill -9 $$' }, ' || exit 1', false],
+      ['a crash (SIGKILL), || true', { end: 'kill -9 $$' }, ' || true', false],
+      ['a crash (SIGKILL), || exit 2', { end: 'kill -9 $$' }, ' || exit 2', true],
+      ['a crash (SIGKILL), fail-closed wrapper', { end: 'kill -9 $$' }, FAIL_CLOSED, true],
+      ['still running at its timeout', { end: 'sleep 20', timeout: 2 }, '', false],
+      // `onFailure: "block"`, as --print-config prints it: from 2.1.295 a failed hook blocks.
+      ['a crash (SIGKILL), bare, onFailure block', { end: 'kill -9 $$', onFailure: true }, '', client.name !== '2.1.87'],
+      ['a crash (SIGKILL), || exit 1, onFailure block', { end: 'kill -9 $$', onFailure: true }, ' || exit 1', client.name !== '2.1.87'],
+      ['still running at its timeout, onFailure block', { end: 'sleep 20', timeout: 2, onFailure: true }, '', client.name !== '2.1.87'],
+    ]) {
+      cases.push({
+        name: `Claude Code ${client.name}: ${name}`,
+        async run(dir) {
+          const target = join(dir, 'claude-target.txt');
+          const hooks = hooksJson(`${probe(dir, answer)}${wrapper}`, answer.timeout ?? 30).hooks;
+          if (answer.onFailure) hooks.PreToolUse[0].hooks[0].onFailure = 'block';
+          const run = await runClaude(client, { dir, hooks, calls: [{ name: 'Write', input: { file_path: target, content: 'x' } }] });
+          return { run: { ...run, code: run.code === 0 ? 0 : run.code }, blocked: !existsSync(target), want: blocked };
+        },
+      });
+    }
+  }
+}
+
+const only = process.argv.slice(2);
+const selected = only.length ? cases.filter((c) => only.some((o) => c.name.includes(o))) : cases;
+console.log(`Codex end to end: ${CODEX.name}, ${selected.length} case(s)`);
+let failed = 0;
+// Two at a time: each case starts a client, a mock and an MCP server.
+const queue = [...selected];
+async function worker() {
+  for (let c = queue.shift(); c; c = queue.shift()) {
+    const dir = tempDir('codex');
+    let line;
+    try {
+      const { run, blocked, want, check } = await c.run(dir);
+      const problems = [];
+      if (run.code !== 0) problems.push(`codex exited ${run.code} ${run.signal ?? ''}: ${run.stderr.slice(-400)}`);
+      if (blocked !== want) problems.push(want ? 'the call ran; it must be blocked' : 'the call was blocked; it must run');
+      if (check) problems.push(check);
+      line = problems.length ? `FAIL ${c.name}\n     ${problems.join('\n     ')}\n     (left in ${dir})` : `ok   ${c.name} (${blocked ? 'blocked' : 'ran'})`;
+      if (problems.length) failed += 1;
+      else rmSync(dir, { recursive: true, force: true });
+    } catch (error) {
+      failed += 1;
+      line = `FAIL ${c.name}: ${error.stack ?? error}`;
+    }
+    console.log(line);
+  }
+}
+await Promise.all([worker(), worker()]);
+void TEMP_DIRS;
+console.log(failed ? `${failed} of ${selected.length} case(s) failed` : `all ${selected.length} case(s) passed`);
+process.exit(failed ? 1 : 0);
