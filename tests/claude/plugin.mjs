@@ -158,8 +158,8 @@ try {
   const rawText = textOf(toolResult(raw, callId(0)));
   console.log(`      control: the model got ${JSON.stringify(rawText).slice(0, 240)}`);
   check('control: with the plugin disabled, the same session hands the model the raw text',
-    raw.code === 0 && MUST_GO.some((s) => rawText.includes(s)),
-    `exit ${raw.code}, none of ${JSON.stringify(MUST_GO)} reached the model`);
+    raw.code === 0 && MUST_GO.every((s) => rawText.includes(s)),
+    `exit ${raw.code}, missing ${JSON.stringify(MUST_GO.filter((s) => !rawText.includes(s)))}`);
 } finally {
   registry?.kill('SIGKILL');
   if (!process.env.E2E_KEEP) for (const d of TEMP_DIRS) rmSync(d, { recursive: true, force: true });
