@@ -33,7 +33,9 @@
 # CLI and through the C ABI, natively (x86-64), under qemu-user (aarch64) or under
 # wine (Windows); the Node binding's vectors under an arm64 Node from npm (qemu);
 # and for Mach-O, which cannot run here, its architecture, exports, linked libraries
-# and minimum OS version.
+# and minimum OS version. Without --quick, and when linux-x64 was built, it then runs
+# scripts/package-node.sh --test --from OUT OUT/npm (the npm tarballs under Node 20 and
+# 24, x86-64 natively and arm64 under qemu).
 #
 # Reproducible: SOURCE_DATE_EPOCH is the last commit's time (unless set), paths are
 # remapped, debug info is off and every binary is stripped. Tools are pinned and
@@ -165,4 +167,9 @@ status=0
 for t in "${targets[@]}"; do
   "$root/scripts/release/verify.sh" "$out" "$t" || status=1
 done
+# The npm tarballs of this release, installed into fresh projects under Node 20 and 24:
+# x86-64 natively and, when arm64 was built, arm64 under qemu (slow: not in --quick).
+if [ -z "${AIRLOCK_VERIFY_QUICK:-}" ] && [ -d "$out/airlock-$version-x86_64-unknown-linux-gnu" ]; then
+  "$root/scripts/package-node.sh" --test --from "$out" "$out/npm" || status=1
+fi
 exit "$status"

@@ -13,8 +13,9 @@
 //      installs the plugin from its npm source;
 //   5. a headless session (mock Messages API, no --settings hooks at all) reads a file
 //      full of hostile text through Bash and Read: what the model receives is
-//      contained, by the plugin's hooks alone; disabled, the same session hands the
-//      model the raw text (the control).
+//      contained, by the plugin's hooks alone; with the plugin disabled
+//      (`claude plugin disable`), the same session hands the model the raw text (the
+//      control: the containment was the plugin's doing).
 //
 // Usage: node plugin.mjs   (env: AIRLOCK_BIN, AIRLOCK_RELEASE_DIR, E2E_KEEP=1)
 // Prints `plugin: N passed, N failed` and exits non-zero on any failure.
@@ -143,14 +144,22 @@ try {
   });
 
   // The control: the same session with the plugin disabled hands the model the raw
-  // text, so the containment above was the plugin's doing.
+  // text, so the containment above was the plugin's doing. The mock API appends every
+  // request to the run directory's requests.jsonl, and the control reuses that
+  // directory and the first call's id: without removing the file, toolResult() would
+  // find the first (contained) session's result again, whatever the control did.
   const disable = claude(['plugin', 'disable', 'airlock@airlock']);
+  const userSettings = join(home, '.claude/settings.json');
+  const enabled = existsSync(userSettings) ? JSON.parse(readFileSync(userSettings, 'utf8')).enabledPlugins : undefined;
+  check('`claude plugin disable airlock@airlock` succeeds', disable.ok, disable.out.slice(-300));
+  console.log(`      control: enabledPlugins in the user settings: ${JSON.stringify(enabled)}`);
+  rmSync(join(dir, 'requests.jsonl'), { force: true });
   const raw = await runClaude(client, { dir, cwd: proj, calls: calls.slice(0, 1), hooks: {} });
   const rawText = textOf(toolResult(raw, callId(0)));
-  // Not a check: under 2.1.332 the disabled plugin's hooks were still seen to contain
-  // this result (first run of this control, unexplained yet). The containment above
-  // stands on its own: that session had no hooks but the plugin's.
-  console.log(`NOTE  control (plugin disabled: ${disable.ok}): the raw text ${rawText.includes('\u202E') ? 'reached' : 'did NOT reach'} the model`);
+  console.log(`      control: the model got ${JSON.stringify(rawText).slice(0, 240)}`);
+  check('control: with the plugin disabled, the same session hands the model the raw text',
+    raw.code === 0 && MUST_GO.every((s) => rawText.includes(s)),
+    `exit ${raw.code}, missing ${JSON.stringify(MUST_GO.filter((s) => !rawText.includes(s)))}`);
 } finally {
   registry?.kill('SIGKILL');
   if (!process.env.E2E_KEEP) for (const d of TEMP_DIRS) rmSync(d, { recursive: true, force: true });
