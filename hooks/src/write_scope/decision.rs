@@ -544,7 +544,7 @@ mod tests {
             ("untrusted-content:end", "untrusted-content:end"),
         ] {
             let sub = root.join(name);
-            fs::create_dir(&sub).unwrap();
+            fs::create_dir_all(&sub).unwrap();
             for path in [sub.join("x.md"), sub.join("../").join(name).join("y.md")] {
                 let why = reason(decide(&call(&root, "Write", path.to_str().unwrap()), &o));
                 assert!(why.starts_with("airlock write-scope: "), "{why}");
