@@ -342,7 +342,12 @@ mod tests {
             let text = format!("*** Begin Patch\n{body}*** End Patch");
             if let Ok(found) = paths(&text) {
                 for p in found {
-                    prop_assert!(text.lines().any(|line| line.trim().ends_with(&format!("File: {}", p.path)) || line.trim().ends_with(&format!("to: {}", p.path))));
+                    let after_marker = |line: &str| {
+                        line.trim().ends_with(&format!("File: {}", p.path))
+                            || line.trim().ends_with(&format!("to: {}", p.path))
+                    };
+                    let stands_alone = text.lines().any(after_marker);
+                    prop_assert!(stands_alone, "{:?} in {:?}", p.path, text);
                 }
             }
         }
