@@ -12,15 +12,21 @@
 #     Debian's arm64 CPython, unpacked into a private root (python/tests/run-aarch64.sh:
 #     apt's arm64 lists go to a private directory, the system's dpkg is untouched).
 #
+# What has no dependency on the wheels runs while they build: the rest of the tooling
+# venv's packages, the fresh venv, and the aarch64 sysroot's download. Each phase's
+# start is printed with the seconds since the script began.
+#
 # Usage: scripts/test-python.sh [--full]
-#   --full: 1,000,000 Spark rows (default 100,000), and Ray Data's map_batches
-#           example when ray[data] installs (python/requirements-ray.txt).
+#   --full: also Ray Data's map_batches example when ray[data] installs
+#           (python/requirements-ray.txt).
+#   AIRLOCK_SPARK_ROWS=N: the Spark tests' row count (default 1,000,000).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 full=0
 [ "${1:-}" = "--full" ] && full=1
+rows="${AIRLOCK_SPARK_ROWS:-1000000}"
 
-say() { printf '%s\n' "test-python: $*"; }
+say() { printf "test-python [%4ss]: %s\n" "$SECONDS" "$*"; }
 
 # The JVM for Spark, and venv support (Debian packages; idempotent).
 need=()
@@ -36,20 +42,35 @@ trap 'rm -rf "$work"' EXIT
 cache="$root/python/target"
 mkdir -p "$cache"
 
-# Tooling venv: kept under python/target (ignored by git) between runs; rebuilt when
+# Tooling venv (PYTHON_VENV, default python/target/venv, ignored by git): kept between runs; rebuilt when
 # the pins change.
-venv="$cache/venv"
+venv="${PYTHON_VENV:-$cache/venv}"
 stamp="$(cat "$root/python/requirements-dev.txt" "$root/python/requirements-spark.txt" | sha256sum | cut -c1-16)"
+pin() { grep "^$1==" "$root/python/requirements-dev.txt"; }
+pip_q=(--quiet --disable-pip-version-check)
+bg=()
 if [ "$(cat "$venv/.pins" 2>/dev/null)" != "$stamp" ]; then
+  say "the tooling venv: maturin and zig first, the rest while the wheels build"
   rm -rf "$venv"
   python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check \
-    -r "$root/python/requirements-dev.txt" -r "$root/python/requirements-spark.txt"
-  echo "$stamp" > "$venv/.pins"
+  "$venv/bin/pip" install "${pip_q[@]}" "$(pin maturin)" "$(pin ziglang)"
+  ( "$venv/bin/pip" install "${pip_q[@]}" \
+      -r "$root/python/requirements-dev.txt" -r "$root/python/requirements-spark.txt" \
+    && echo "$stamp" > "$venv/.pins" ) > "$work/venv.log" 2>&1 &
+  bg+=("$!:venv")
 fi
+# The fresh venv: nothing but pytest (the test runner) until the wheel comes.
+( python3 -m venv "$work/fresh" && "$work/fresh/bin/pip" install "${pip_q[@]}" "$(pin pytest)" ) \
+  > "$work/fresh.log" 2>&1 &
+bg+=("$!:fresh")
+"$root/python/tests/run-aarch64.sh" --prepare "$work/arm-root" > "$work/arm-root.log" 2>&1 &
+bg+=("$!:arm-root")
 
 say "building the wheels"
 PYTHON_VENV="$venv" "$root/scripts/package-python.sh" "$work/dist" > "$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
+for job in "${bg[@]}"; do
+  wait "${job%%:*}" || { cat "$work/${job#*:}.log"; say "FAIL: ${job#*:} (above)"; exit 1; }
+done
 x86="$(ls "$work"/dist/airlock-*-cp39-abi3-manylinux*_x86_64.whl)"
 arm="$(ls "$work"/dist/airlock-*-cp39-abi3-manylinux*_aarch64.whl)"
 say "built $(basename "$x86") and $(basename "$arm")"
@@ -60,19 +81,14 @@ for w in "$x86" "$arm"; do
 done
 
 say "a fresh venv: the wheel alone (no index, no Rust), every conformance vector, no pyarrow"
-python3 -m venv "$work/fresh"
-"$work/fresh/bin/pip" install --quiet --disable-pip-version-check --no-index "$x86"
-# pytest is the test runner, not a dependency of the wheel (pinned, from PyPI).
-"$work/fresh/bin/pip" install --quiet --disable-pip-version-check "$(grep '^pytest==' "$root/python/requirements-dev.txt")"
+"$work/fresh/bin/pip" install "${pip_q[@]}" --no-index "$x86"
 (cd "$work" && AIRLOCK_EXPECT_NO_PYARROW=1 "$work/fresh/bin/python" -m pytest -q -p no:cacheprovider \
   --import-mode=importlib "$root/python/tests/test_conformance.py" "$root/python/tests/test_no_pyarrow.py")
 
-say "the tooling venv: API, batches (pyarrow, Polars), llm-guard, Spark"
+say "the tooling venv: API, batches (pyarrow, Polars), llm-guard, Spark ($rows rows)"
 "$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps "$x86"
-rows=100000
-[ "$full" = 1 ] && rows=1000000
 (cd "$work" && AIRLOCK_SPARK_ROWS="$rows" "$venv/bin/python" -m pytest -q -p no:cacheprovider \
-  --import-mode=importlib "$root/python/tests")
+  --durations=8 --import-mode=importlib "$root/python/tests")
 
 say "the aarch64 wheel: ELF machine, linked libraries, the module's init symbol"
 mkdir -p "$work/arm"
@@ -89,7 +105,7 @@ done
 readelf --dyn-syms -W "$so" | grep -q ' PyInit__airlock$' || { say "FAIL: no PyInit__airlock in $so"; exit 1; }
 say "aarch64: AArch64 ELF, links only: $libs, exports PyInit__airlock"
 
-"$root/python/tests/run-aarch64.sh" "$arm" "$work/arm-root"
+PYTHON_VENV="$venv" "$root/python/tests/run-aarch64.sh" "$arm" "$work/arm-root"
 
 if [ "$full" = 1 ]; then
   if "$root/python/tests/ray-venv.sh" "$work/ray"; then
@@ -101,3 +117,4 @@ if [ "$full" = 1 ]; then
   fi
 fi
 say "ok"
+times
