@@ -4,6 +4,7 @@
 #  1. builds the manylinux2014 wheels (scripts/package-python.sh: x86-64 and aarch64);
 #  2. installs the x86-64 wheel into a FRESH venv with nothing else (`--no-index`: no
 #     Rust, no build) and runs every conformance vector through it, without pyarrow;
+#     the same on CPython 3.9 (abi3's floor) and 3.13 where pyenv has them;
 #  3. installs it into the tooling venv (python/requirements-*.txt, pinned) and runs
 #     python/tests: the API, batches over pyarrow and Polars, the llm-guard scanner,
 #     and Spark (real PySpark in local mode on Debian's openjdk-17-jre-headless);
@@ -65,6 +66,19 @@ fi
 bg+=("$!:fresh")
 "$root/python/tests/run-aarch64.sh" --prepare "$work/arm-root" > "$work/arm-root.log" 2>&1 &
 bg+=("$!:arm-root")
+# abi3: the same wheel on the oldest CPython it claims (3.9) and the newest on this
+# machine, where pyenv has them (pytest 9 needs 3.10: 3.9 gets 8.4.2, pinned here).
+abi3=()
+pyenv_root="$(pyenv root 2>/dev/null || true)"
+for v in 3.9 3.13; do
+  exe="$(ls -d "$pyenv_root"/versions/"$v".*/bin/python"$v" 2>/dev/null | sort -V | tail -n 1 || true)"
+  [ -n "$exe" ] || { say "SKIPPED: CPython $v (not under pyenv on this machine)"; continue; }
+  runner="$(pin pytest)"
+  [ "$v" = 3.9 ] && runner="pytest==8.4.2"
+  ( "$exe" -m venv "$work/py$v" && "$work/py$v/bin/pip" install "${pip_q[@]}" "$runner" ) > "$work/py$v.log" 2>&1 &
+  bg+=("$!:py$v")
+  abi3+=("$v")
+done
 
 say "building the wheels"
 PYTHON_VENV="$venv" "$root/scripts/package-python.sh" "$work/dist" > "$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
@@ -84,6 +98,13 @@ say "a fresh venv: the wheel alone (no index, no Rust), every conformance vector
 "$work/fresh/bin/pip" install "${pip_q[@]}" --no-index "$x86"
 (cd "$work" && AIRLOCK_EXPECT_NO_PYARROW=1 "$work/fresh/bin/python" -m pytest -q -p no:cacheprovider \
   --import-mode=importlib "$root/python/tests/test_conformance.py" "$root/python/tests/test_no_pyarrow.py")
+
+for v in "${abi3[@]}"; do
+  say "CPython $v ($("$work/py$v/bin/python" -c 'import platform; print(platform.python_version())')): the same wheel, every conformance vector"
+  "$work/py$v/bin/pip" install "${pip_q[@]}" --no-index "$x86"
+  (cd "$work" && AIRLOCK_EXPECT_NO_PYARROW=1 "$work/py$v/bin/python" -m pytest -q -p no:cacheprovider \
+    --import-mode=importlib "$root/python/tests/test_conformance.py" "$root/python/tests/test_no_pyarrow.py")
+done
 
 say "the tooling venv: API, batches (pyarrow, Polars), llm-guard, Spark ($rows rows)"
 "$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps "$x86"
