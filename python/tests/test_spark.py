@@ -1,7 +1,8 @@
 """airlock.spark on real PySpark (pinned from PyPI) in local mode, with Debian's
 openjdk-17-jre-headless: mixed text through mapInArrow, the Arrow-optimized Python UDF
 (useArrow=True) and the vectorized arrow_udf, every row equal to the one-shot
-result. AIRLOCK_SPARK_ROWS sets the row count (scripts/test-python.sh: 1,000,000)."""
+result. AIRLOCK_SPARK_ROWS sets the row count (scripts/test-python.sh: 100,000 in the
+test command, 1,000,000 with --full)."""
 
 from __future__ import annotations
 
