@@ -30,9 +30,31 @@ for t in $targets; do
 done
 
 cd "$root/python"
+# The targets build at the same time, each in its own target dir: a release build
+# with one codegen unit and LTO spends most of its time in a few crates compiled one
+# after the other (core, ffi, this crate), so two targets side by side fill both
+# cores of a two-core machine. Each build's log is printed when it ends.
+logs="$(mktemp -d)"
+trap 'rm -rf "$logs"' EXIT
+pids=()
 for t in $targets; do
   # ziglang's `python -m ziglang` is what maturin --zig runs; the venv's bin first.
   PATH="$venv/bin:$PATH" "$venv/bin/maturin" build --release --locked --zig \
-    --target "$t" --compatibility manylinux2014 --out "$out"
+    --target "$t" --target-dir "$root/python/target/build-$t" \
+    --compatibility manylinux2014 --out "$out" > "$logs/$t.log" 2>&1 &
+  pids+=("$!")
 done
+failed=0
+i=0
+for t in $targets; do
+  if wait "${pids[$i]}"; then
+    tail -n 3 "$logs/$t.log"
+  else
+    cat "$logs/$t.log"
+    echo "package-python: the $t wheel did not build (above)" >&2
+    failed=1
+  fi
+  i=$((i + 1))
+done
+[ "$failed" = 0 ] || exit 1
 ls -1 "$out"/*.whl

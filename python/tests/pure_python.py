@@ -24,3 +24,21 @@ def scan(prompt: str) -> tuple[str, bool, float]:
     if out != prompt:
         return out, False, 1.0
     return prompt, True, 0.0
+
+
+def scan_as_written(prompt: str) -> tuple[str, bool, float]:
+    """The same result, computed the way llm-guard's scanner does it: every banned
+    code point met while walking the prompt is removed from the whole prompt with
+    ``str.replace`` (one pass over the prompt per banned code point met), and the
+    scanner logs a warning listing them (left out here)."""
+    if not any(ord(c) > 127 for c in prompt):
+        return prompt, True, -1.0
+    found = []
+    out = prompt
+    for c in prompt:
+        if unicodedata.category(c) in BANNED:
+            found.append(c)
+            out = out.replace(c, "")
+    if found:
+        return out, False, 1.0
+    return out, True, 0.0

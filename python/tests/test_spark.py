@@ -60,10 +60,21 @@ def data():
 
 
 @pytest.fixture(scope="module")
-def df(spark, data):
+def df(spark, data, tmp_path_factory):
+    import pyarrow.parquet as pq
+
     texts, _ = data
     table = pa.table({"id": pa.array(range(len(texts)), pa.int64()), "text": pa.array(texts)})
-    return spark.createDataFrame(table).repartition(8)
+    # Through a Parquet file, not createDataFrame(table): that ships the whole table to
+    # the JVM as one task (at 1,000,000 rows, most of this module's time). Cached: the
+    # three tests read the partitions once made.
+    path = tmp_path_factory.mktemp("rows") / "rows.parquet"
+    # Uncompressed: snappy-java picks a musl build of its native library here.
+    pq.write_table(table, path, row_group_size=max(1, len(texts) // 8), compression="none")
+    frame = spark.read.parquet(str(path)).repartition(8).cache()
+    assert frame.count() == len(texts)
+    yield frame
+    frame.unpersist()
 
 
 def collected(frame, column):
