@@ -6,12 +6,12 @@
 // A token the generic shape `<|` name `|>` matches on the folded view (U+FF5C folds to
 // `|`) gets no fixed pattern: the file records it and the vectors test it. Every other
 // token must fold to plain ASCII. A tag or wrapper name N gives `<N>`, `<N` before a
-// space, TAB or line feed (an opening tag with attributes) and `</N>`.
+// space, TAB or line feed (an opening tag with attributes), and a tag `</N>`.
 //
 // Fails, naming the entry, when the patterns would break what the matcher and §5's
 // one-pass argument rest on: a pattern that is not ASCII on the folded view, begins with
 // a byte other than `<` or `[` (`u` is the envelope markers'), begins with `<|` (the
-// generic shape's), is shorter than 3 or longer than PATTERN_MAX bytes, is a prefix of
+// generic shape's), is shorter than 4 (the matcher's tables look at four) or longer than PATTERN_MAX bytes, is a prefix of
 // another, shares text with a replacement at either end, or an entry without a source.
 //
 // Usage: node gen-tokens.mjs OUTPUT_PATH
@@ -113,10 +113,13 @@ for (const t of data.tokens ?? d.fail('tokens.json: no "tokens"')) {
 	}
 	add(foldedAscii(t.token, what), t.token, 'Token', what);
 }
-const tagPatterns = (name, what) => {
+// The closing wrapper literals are the reference's rejected literals already (SPEC §4);
+// as patterns too they would make `</APPLICABLE-RULE` repeated walk 17 bytes of the table
+// at every `<` (the gate's hostile-literal-prefix pool).
+const tagPatterns = (name, what, closing = true) => {
 	const n = foldedAscii(name, what);
 	if (!/^[a-z][a-z0-9_-]*$/.test(n)) d.fail(`${what}: a tag name is a letter, then letters, digits, '_' or '-'`);
-	return [`<${n}>`, `<${n} `, `<${n}\t`, `<${n}\n`, `</${n}>`];
+	return [`<${n}>`, `<${n} `, `<${n}\t`, `<${n}\n`, ...(closing ? [`</${n}>`] : [])];
 };
 const tagSpelling = (name, p) => p.replace(name.toLowerCase(), name);
 for (const [list, label] of [
@@ -126,7 +129,7 @@ for (const [list, label] of [
 	for (const t of list) {
 		const what = `${label} ${JSON.stringify(t.name)}`;
 		cite(what, t.sources);
-		for (const p of tagPatterns(t.name, what)) add(p, tagSpelling(t.name, p), 'Token', what);
+		for (const p of tagPatterns(t.name, what, label !== 'wrapper')) add(p, tagSpelling(t.name, p), 'Token', what);
 	}
 }
 const tokenCount = fixed.length;
@@ -148,7 +151,7 @@ const overlaps = (a, b) => {
 	return false;
 };
 for (const { pattern: p, what, kind } of fixed) {
-	if (p.length < 3 || p.length > PATTERN_MAX) d.fail(`${what}: ${p.length} bytes; a fixed pattern has 3 to ${PATTERN_MAX}`);
+	if (p.length < 4 || p.length > PATTERN_MAX) d.fail(`${what}: ${p.length} bytes; a fixed pattern has 4 to ${PATTERN_MAX}`);
 	const first = kind === 'Marker' ? 'u' : '<[';
 	if (!first.includes(p[0])) d.fail(`${what}: begins with ${JSON.stringify(p[0])}; only the markers begin with 'u', the rest with '<' or '['`);
 	if (p.startsWith('<|')) d.fail(`${what}: begins with '<|', the generic token's opening`);

@@ -142,12 +142,16 @@ const LITERALS = ['</APPLICABLE-RULES>', '## Applicable Rules (scoped', '</LEARN
 const MARKERS = ['untrusted-content:start', 'untrusted-content:end'];
 // The special tokens of scripts/tokens/tokens.json: every listed token (one the generic
 // shape covers is matched by it first, or never as a fixed pattern: its `｜` is `|` on
-// the folded view), and each tag or wrapper name N as `<N>`, `<N` before a space, TAB or
-// line feed, and `</N>` (§5).
+// the folded view), and each tag or wrapper name N as `<N>` and `<N` before a space, TAB
+// or line feed, a tag also as `</N>` (§5).
 const tokenData = JSON.parse(readFileSync(new URL('../tokens/tokens.json', import.meta.url), 'utf8'));
-const tagForms = (n) => [`<${n}>`, `<${n} `, `<${n}\t`, `<${n}\n`, `</${n}>`];
+const opening = (n) => [`<${n}>`, `<${n} `, `<${n}\t`, `<${n}\n`];
 const TAG_NAMES = [...tokenData.client_tags, ...tokenData.wrappers].map((t) => t.name);
-const TOKENS = [...tokenData.tokens.map((t) => t.token), ...TAG_NAMES.flatMap(tagForms)];
+const TOKENS = [
+	...tokenData.tokens.map((t) => t.token),
+	...tokenData.client_tags.flatMap((t) => [...opening(t.name), `</${t.name}>`]),
+	...tokenData.wrappers.flatMap((t) => opening(t.name)),
+];
 const MARKER_REDACTION = '[redacted-envelope-marker]';
 const TOKEN_REDACTION = '[redacted special token]';
 const COMMENT_REDACTION = '[html-comment]';

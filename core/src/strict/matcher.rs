@@ -940,6 +940,11 @@ struct Prefixes {
     pairs: [[u8; 256]; 3],
     /// Bit `b % 64` of word `b / 64`: third byte `b` may go on.
     thirds: [[u64; 4]; PAIRS],
+    /// The same for the fourth byte, whatever the third (every pattern has four).
+    fourths: [[u64; 4]; PAIRS],
+    /// `FIXED[lo..hi]`: the patterns beginning with the pair (one run: the table is
+    /// sorted), where a walk of the table starts at its third byte.
+    runs: [(u16, u16); PAIRS],
 }
 
 /// Pairs of first bytes [`Prefixes::thirds`] has room for (the fixed patterns have 30).
@@ -966,6 +971,8 @@ const PREFIXES: Prefixes = {
     let mut p = Prefixes {
         pairs: [[0; 256]; 3],
         thirds: [[0; 4]; PAIRS],
+        fourths: [[0; 4]; PAIRS],
+        runs: [(0, 0); PAIRS],
     };
     let mut n = 0usize;
     let mut i = 0;
@@ -986,14 +993,24 @@ const PREFIXES: Prefixes = {
             );
             p.pairs[r][second as usize] = 2 + n as u8;
             p.pairs[r][second.to_ascii_uppercase() as usize] = 2 + n as u8;
+            p.runs[n] = (i as u16, i as u16);
             n += 1;
         }
         let j = (p.pairs[r][second as usize] - 2) as usize;
+        assert!(
+            p.runs[j].1 as usize == i,
+            "a pair's patterns are not one run"
+        );
+        p.runs[j].1 = i as u16 + 1;
         let mut b = 0usize;
         while b < 256 {
             let third = b as u8;
             if undecided(third) || third.to_ascii_lowercase() == pat[2] {
                 p.thirds[j][b >> 6] |= 1 << (b & 63);
+            }
+            assert!(pat.len() >= 4, "a fixed pattern has fewer than four bytes");
+            if undecided(third) || third.to_ascii_lowercase() == pat[3] {
+                p.fourths[j][b >> 6] |= 1 << (b & 63);
             }
             b += 1;
         }
@@ -1049,17 +1066,53 @@ fn may_start(rest: &[u8]) -> bool {
     if (word >> (third & 63)) & 1 == 0 {
         return false;
     }
+    // The fourth byte likewise: `</` begins dozens of closing tags, and `</a` is met at
+    // every `<` of `</APPLICABLE-RULE` repeated.
+    // (After an undecided third byte the fourth may be the third: walk.)
+    let Some(&fourth) = rest.get(3).filter(|_| !undecided(third)) else {
+        return rest.len() < 4 || may_start_walk(rest, first);
+    };
+    let words = PREFIXES
+        .fourths
+        .get(usize::from(pair.wrapping_sub(2)))
+        .copied()
+        .unwrap_or([u64::MAX; 4]);
+    let word = words
+        .get(usize::from(fourth >> 6))
+        .copied()
+        .unwrap_or(u64::MAX);
+    if (word >> (fourth & 63)) & 1 == 0 {
+        return false;
+    }
     may_start_walk(rest, first)
 }
 
+/// The run of [`FIXED`] whose patterns begin with `first` (folded) and `second` (either
+/// case), from [`PREFIXES`].
+#[inline]
+fn run_of(first: u8, second: u8) -> Option<(usize, usize)> {
+    let pair = PREFIXES
+        .pairs
+        .get(row_of(first)?)?
+        .get(usize::from(second))
+        .copied()?;
+    let &(lo, hi) = PREFIXES.runs.get(usize::from(pair.checked_sub(2)?))?;
+    Some((usize::from(lo), usize::from(hi)))
+}
+
 /// [`may_start`] past the third byte: the sorted table walked down by the bytes of
-/// `rest` (lower-cased), and the generic opening `<|`.
+/// `rest` (lower-cased) from the run of its first two, and the generic opening `<|`.
 fn may_start_walk(rest: &[u8], first: u8) -> bool {
-    if first == b'<' && rest.get(1).is_none_or(|&b| b == b'|' || undecided(b)) {
+    let Some(&second) = rest.get(1) else {
+        return true;
+    };
+    if undecided(second) || (first == b'<' && second == b'|') {
         return true;
     }
-    let (mut lo, mut hi) = (0usize, FIXED.len());
-    for (depth, &b) in rest.iter().enumerate() {
+    let Some((mut lo, mut hi)) = run_of(first, second) else {
+        return false;
+    };
+    for (depth, &b) in rest.iter().enumerate().skip(2) {
         if undecided(b) {
             return true;
         }
@@ -1126,6 +1179,24 @@ fn byte_at(pat: &str, depth: usize) -> u8 {
 #[inline]
 fn narrow(lo: usize, hi: usize, depth: usize, b: u8) -> (usize, usize) {
     let run = FIXED.get(lo..hi).unwrap_or_default();
+    if run.len() <= 4 {
+        // A few patterns (a long prefix narrows to one): a scan costs less than two
+        // searches.
+        let start = run
+            .iter()
+            .position(|(p, _)| byte_at(p, depth) >= b)
+            .unwrap_or(run.len());
+        let len = run
+            .get(start..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|(p, _)| byte_at(p, depth) == b)
+            .count();
+        return (
+            lo.saturating_add(start),
+            lo.saturating_add(start).saturating_add(len),
+        );
+    }
     let start = run.partition_point(|(p, _)| byte_at(p, depth) < b);
     let end = run.partition_point(|(p, _)| byte_at(p, depth) <= b);
     (lo.saturating_add(start), lo.saturating_add(end))
@@ -1135,8 +1206,21 @@ fn narrow(lo: usize, hi: usize, depth: usize, b: u8) -> (usize, usize) {
 /// begins with: a walk down the sorted table, one binary search per byte, instead of a
 /// walk of each pattern.
 fn fixed_match(mut cur: Cursor<'_>) -> Outcome {
-    let (mut lo, mut hi) = (0usize, FIXED.len());
-    let mut depth = 0usize;
+    // The first two bytes choose a run of the table ([`PREFIXES`]); every pattern is
+    // longer.
+    let Some(Item::Char(first, _)) = cur.next() else {
+        return Outcome::NoMatch;
+    };
+    let second = match cur.next() {
+        // Only a byte some pattern begins with waits for more.
+        None if row_of(first).is_some() => return Outcome::NeedMore,
+        None | Some(Item::Barrier(_)) => return Outcome::NoMatch,
+        Some(Item::Char(b, _)) => b,
+    };
+    let Some((mut lo, mut hi)) = run_of(first, second) else {
+        return Outcome::NoMatch;
+    };
+    let mut depth = 2usize;
     loop {
         let (b, at) = match cur.next() {
             // Patterns in `lo..hi` go on past what is held.

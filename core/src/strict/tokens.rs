@@ -59,12 +59,11 @@
 
 use super::Kind;
 
-/// The fixed special tokens (§5): 210 patterns, as their sources spell them, in
+/// The fixed special tokens (§5): 208 patterns, as their sources spell them, in
 /// the order of their folded bytes. Chat-template control tokens, the client's own tags
 /// and the reference's wrapper names (opening with `>` or white space, closing); where each
 /// comes from is in `scripts/tokens/tokens.json`.
-pub const SPECIAL_TOKENS: [&str; 210] = [
-    "</APPLICABLE-RULES>",
+pub const SPECIAL_TOKENS: [&str; 208] = [
     "</arg_key>",
     "</arg_value>",
     "</bash-input>",
@@ -80,7 +79,6 @@ pub const SPECIAL_TOKENS: [&str; 210] = [
     "</function_results>",
     "</ide_selection>",
     "</interrupted-output>",
-    "</LEARNINGS-INDEX>",
     "</local-command-stderr>",
     "</local-command-stdout>",
     "</mcp-resource>",
@@ -279,9 +277,8 @@ pub const SPECIAL_TOKENS: [&str; 210] = [
 /// Every fixed pattern, folded (ASCII lower case), with what replaces it: the tokens, the
 /// envelope markers and `<!--`, sorted bytewise and prefix-free (the generator checks both),
 /// so the patterns beginning with some bytes are one run of the table.
-pub(super) const FIXED: [(&str, Kind); 213] = [
+pub(super) const FIXED: [(&str, Kind); 211] = [
     ("<!--", Kind::Comment),
-    ("</applicable-rules>", Kind::Token),
     ("</arg_key>", Kind::Token),
     ("</arg_value>", Kind::Token),
     ("</bash-input>", Kind::Token),
@@ -297,7 +294,6 @@ pub(super) const FIXED: [(&str, Kind); 213] = [
     ("</function_results>", Kind::Token),
     ("</ide_selection>", Kind::Token),
     ("</interrupted-output>", Kind::Token),
-    ("</learnings-index>", Kind::Token),
     ("</local-command-stderr>", Kind::Token),
     ("</local-command-stdout>", Kind::Token),
     ("</mcp-resource>", Kind::Token),
