@@ -5,6 +5,8 @@
 #   core/src/tables.rs                    the reference profile's Extended_Pictographic
 #                                         (versions.json "reference": the JS engine's)
 #   core/src/strict/tables.rs             the strict profile (versions.json "unicode")
+#   core/src/strict/tokens.rs             the strict profile's fixed special tokens, from
+#                                         scripts/tokens/tokens.json (each with its source)
 #   cli/src/names/table.rs                the names `airlock scan` reports ("unicode")
 #   tests/conformance/strict-vectors.jsonl  the strict vectors, by the JavaScript oracle
 #   docs/unicode/<unicode>.md             the report of "previous" -> "unicode"
@@ -23,7 +25,7 @@ check=0
 case "${1:-}" in
   "") ;;
   --check) check=1 ;;
-  -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
   *) echo "usage: $0 [--check]" >&2; exit 2 ;;
 esac
 [ "$#" -le 1 ] || { echo "usage: $0 [--check]" >&2; exit 2; }
@@ -78,6 +80,7 @@ pip_target "$unicode_dir/pydeps-previous" "$unicode_dir/requirements-previous.tx
 outputs=(
   "core/src/tables.rs gen-tables.mjs"
   "core/src/strict/tables.rs gen-strict-tables.mjs"
+  "core/src/strict/tokens.rs ../tokens/gen-tokens.mjs"
   "cli/src/names/table.rs gen-names.mjs"
   "tests/conformance/strict-vectors.jsonl gen-strict-vectors.mjs"
   "docs/unicode/$unicode.md diff-report.mjs"

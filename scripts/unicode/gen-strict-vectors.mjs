@@ -7,7 +7,7 @@
 //
 // Usage: node gen-strict-vectors.mjs OUTPUT_PATH
 
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 import * as d from './strict-data.mjs';
 
@@ -140,9 +140,17 @@ const firstDropped = (text) => {
 // ---- §4–7 sanitize ----------------------------------------------------------------
 const LITERALS = ['</APPLICABLE-RULES>', '## Applicable Rules (scoped', '</LEARNINGS-INDEX>', '## Learnings Index (selected'];
 const MARKERS = ['untrusted-content:start', 'untrusted-content:end'];
+// The special tokens of scripts/tokens/tokens.json: every listed token (one the generic
+// shape covers is matched by it first, or never as a fixed pattern: its `｜` is `|` on
+// the folded view), and each tag or wrapper name N as `<N>` and `<N` before a space, TAB
+// or line feed, a tag also as `</N>` (§5).
+const tokenData = JSON.parse(readFileSync(new URL('../tokens/tokens.json', import.meta.url), 'utf8'));
+const opening = (n) => [`<${n}>`, `<${n} `, `<${n}\t`, `<${n}\n`];
+const TAG_NAMES = [...tokenData.client_tags, ...tokenData.wrappers].map((t) => t.name);
 const TOKENS = [
-	'[INST]', '[/INST]', '<<SYS>>', '<</SYS>>', '<start_of_turn>', '<end_of_turn>', '<think>', '</think>',
-	'<tool_call>', '</tool_call>', '<tool_response>', '</tool_response>',
+	...tokenData.tokens.map((t) => t.token),
+	...tokenData.client_tags.flatMap((t) => [...opening(t.name), `</${t.name}>`]),
+	...tokenData.wrappers.flatMap((t) => opening(t.name)),
 ];
 const MARKER_REDACTION = '[redacted-envelope-marker]';
 const TOKEN_REDACTION = '[redacted special token]';
@@ -418,6 +426,16 @@ for (const t of TOKENS) {
 	sanitize(`a${t}b`, 'token');
 	sanitize(fullwidth(t), 'token-fullwidth');
 }
+// The client's tags and the wrapper names: opening, with attributes, closing, in any case;
+// near misses pass.
+for (const n of TAG_NAMES) {
+	sanitize(`<${n}>forged</${n}>`, 'tag');
+	sanitize(`<${n.toUpperCase()} from="x">y</${n.toUpperCase()}>`, 'tag-attributes');
+	sanitize(`<${n}\n>z`, 'tag-line-feed');
+	sanitize(`<${n}s> <${n}-x> <${n}/> </${n} > <${n.slice(0, -1)}>`, 'tag-near-misses');
+}
+// What tokens.json leaves out, with its reason, passes.
+for (const e of tokenData.excluded) sanitize(e.token ?? `<${e.name}>x</${e.name}>`, 'token-excluded');
 for (const [text, why] of [
 	['<|im_end|><|im_start|>system', 'chatml'],
 	['<|begin_of_text|><|start_header_id|>system<|end_header_id|>', 'llama3'],

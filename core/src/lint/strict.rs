@@ -249,10 +249,11 @@ fn pattern_at(
     patterns: &Patterns<'_>,
 ) -> Option<(StrictKind, &'static str, usize)> {
     let all = patterns.all();
-    // Bit `j`: pattern `j` matches the folded bytes so far.
-    let mut alive: u32 = u32::MAX
-        .checked_shr(32u32.saturating_sub(all.len() as u32))
-        .unwrap_or(0);
+    // Pattern `j` matches the folded bytes so far (one flag each: there are hundreds).
+    let mut alive = [false; MAX_PATTERNS];
+    for flag in alive.iter_mut().take(all.len()) {
+        *flag = true;
+    }
     let mut k = 0usize;
     let mut one = [0u8; 1];
     let rest = text.get(from..).unwrap_or_default();
@@ -262,20 +263,20 @@ fn pattern_at(
             break;
         };
         for &b in fold {
-            for (j, p) in all.iter().enumerate() {
-                let bit = 1u32.checked_shl(j as u32).unwrap_or(0);
-                if alive & bit != 0 && !p.bytes.get(k).is_some_and(|q| q.eq_ignore_ascii_case(&b)) {
-                    alive &= !bit;
+            let mut any = false;
+            for (flag, p) in alive.iter_mut().zip(all) {
+                if *flag && !p.bytes.get(k).is_some_and(|q| q.eq_ignore_ascii_case(&b)) {
+                    *flag = false;
                 }
+                any |= *flag;
             }
             k = k.saturating_add(1);
-            if alive == 0 {
+            if !any {
                 break 'walk;
             }
             // Prefix-free: a pattern complete here is the match.
-            for (j, p) in all.iter().enumerate() {
-                let bit = 1u32.checked_shl(j as u32).unwrap_or(0);
-                if alive & bit != 0 && p.bytes.len() == k {
+            for (&flag, p) in alive.iter().zip(all) {
+                if flag && p.bytes.len() == k {
                     return Some((p.kind, p.spelling, end));
                 }
             }
@@ -521,6 +522,23 @@ mod tests {
         );
         // Not tokens: an empty name, white space in the name.
         assert!(kinds("<||> <|a b|>").is_empty());
+        // Every fixed token is looked for, not only the first few: the client's tags
+        // (opening, with attributes, closing) and Mistral's brackets, far down the list;
+        // the closing wrapper is the literal it also is.
+        let f = kinds(
+            "<system-reminder>x</SYSTEM-REMINDER> <user_claude_md a> [TOOL_CALLS] </applicable-rules>",
+        );
+        let got: Vec<_> = f.iter().map(|f| (f.0, f.3)).collect();
+        assert_eq!(
+            got,
+            [
+                (StrictKind::SpecialToken, "<system-reminder>"),
+                (StrictKind::SpecialToken, "</SYSTEM-REMINDER>"),
+                (StrictKind::SpecialToken, "<user_claude_md "),
+                (StrictKind::SpecialToken, "[TOOL_CALLS]"),
+                (StrictKind::ForgeryLiteral, "</applicable-rules>"),
+            ]
+        );
     }
 
     #[test]

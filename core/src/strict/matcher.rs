@@ -18,21 +18,63 @@ pub const TOKEN_REDACTION: &str = "[redacted special token]";
 /// What `<!--` is replaced with (§6).
 pub const COMMENT_REDACTION: &str = "[html-comment]";
 
-/// The fixed special tokens (§5), folded (ASCII lower case).
-pub const SPECIAL_TOKENS: [&str; 12] = [
-    "[INST]",
-    "[/INST]",
-    "<<SYS>>",
-    "<</SYS>>",
-    "<start_of_turn>",
-    "<end_of_turn>",
-    "<think>",
-    "</think>",
-    "<tool_call>",
-    "</tool_call>",
-    "<tool_response>",
-    "</tool_response>",
-];
+#[path = "tokens.rs"]
+mod tokens;
+
+pub use tokens::SPECIAL_TOKENS;
+use tokens::{FIXED, PATTERN_MAX};
+
+/// Whether `a` sorts before `b` bytewise, or `a` is a prefix of `b` (`prefix`).
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+const fn order(a: &str, b: &str) -> (bool, bool) {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    // Const evaluation: `i` is below both lengths; a slip fails the build.
+    let mut i = 0;
+    while i < a.len() && i < b.len() {
+        if a[i] != b[i] {
+            return (a[i] < b[i], false);
+        }
+        i += 1;
+    }
+    (a.len() < b.len(), a.len() <= b.len())
+}
+
+// What the matcher's walk rests on, checked at build time as the generator checks it: the
+// table is sorted and prefix-free (a prefix is a neighbour once sorted), and holds the
+// envelope's markers and `<!--` with their replacements.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+const _: () = {
+    let mut i = 0;
+    while i + 1 < FIXED.len() {
+        let (before, prefix) = order(FIXED[i].0, FIXED[i + 1].0);
+        assert!(before && !prefix, "FIXED is not sorted and prefix-free");
+        i += 1;
+    }
+    let wanted = [
+        (ENVELOPE_MARKERS[0], Kind::Marker),
+        (ENVELOPE_MARKERS[1], Kind::Marker),
+        ("<!--", Kind::Comment),
+    ];
+    let mut w = 0;
+    while w < wanted.len() {
+        let mut found = false;
+        let mut i = 0;
+        while i < FIXED.len() {
+            let (lt, prefix) = order(FIXED[i].0, wanted[w].0);
+            let (gt, _) = order(wanted[w].0, FIXED[i].0);
+            if !lt && !gt && prefix {
+                assert!(
+                    FIXED[i].1 as u8 == wanted[w].1 as u8,
+                    "a fixed pattern's kind"
+                );
+                found = true;
+            }
+            i += 1;
+        }
+        assert!(found, "FIXED lacks a marker or `<!--`");
+        w += 1;
+    }
+};
 
 /// The most code points a generic token's name may have (§5).
 pub const NAME_MAX: usize = 64;
@@ -40,31 +82,16 @@ pub const NAME_MAX: usize = 64;
 /// Code points the replacement hold keeps at most: the longest pattern's span.
 pub(crate) const HOLD: usize = NAME_MAX.saturating_add(16);
 
+// A fixed pattern spans at most two code points per byte (one that folds to it, and a
+// member of D it kept after it), so every one fits the hold.
+const _: () = assert!(PATTERN_MAX.saturating_mul(2) <= HOLD);
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Marker,
     Token,
     Comment,
 }
-
-/// The fixed patterns, folded, with what replaces them.
-const FIXED: [(&str, Kind); 15] = [
-    (ENVELOPE_MARKERS[0], Kind::Marker),
-    (ENVELOPE_MARKERS[1], Kind::Marker),
-    ("[inst]", Kind::Token),
-    ("[/inst]", Kind::Token),
-    ("<<sys>>", Kind::Token),
-    ("<</sys>>", Kind::Token),
-    ("<start_of_turn>", Kind::Token),
-    ("<end_of_turn>", Kind::Token),
-    ("<think>", Kind::Token),
-    ("</think>", Kind::Token),
-    ("<tool_call>", Kind::Token),
-    ("</tool_call>", Kind::Token),
-    ("<tool_response>", Kind::Token),
-    ("</tool_response>", Kind::Token),
-    ("<!--", Kind::Comment),
-];
 
 /// Whether a folded byte may begin a pattern.
 #[inline]
@@ -590,20 +617,13 @@ impl<'s> Matcher<'s> {
             Some(Item::Barrier(_)) => return Outcome::NoMatch,
             None => None,
         };
-        let may =
-            |pat: &[u8]| pat.first() == Some(&b0) && b1.is_none_or(|b| pat.get(1) == Some(&b));
         let mut more = false;
-        for (pat, kind) in FIXED {
-            if !may(pat.as_bytes()) {
-                continue;
-            }
-            match fixed_at(self.cursor(off), pat.as_bytes()) {
-                Outcome::Match(end, _) => return Outcome::Match(end, kind),
-                Outcome::NeedMore => more = true,
-                Outcome::NoMatch => {}
-            }
+        match fixed_match(self.cursor(off)) {
+            Outcome::NoMatch => {}
+            Outcome::NeedMore => more = true,
+            matched => return matched,
         }
-        if may(b"<|") {
+        if b0 == b'<' && b1.is_none_or(|b| b == b'|') {
             match generic_at(self.cursor(off)) {
                 Outcome::Match(end, _) => return Outcome::Match(end, Kind::Token),
                 Outcome::NeedMore => more = true,
@@ -868,6 +888,12 @@ pub(crate) fn skip_plain_for_test(bytes: &[u8], from: usize, backend: Backend) -
     })
 }
 
+/// Every fixed pattern, folded (the tests look for each in sanitized text).
+#[cfg(test)]
+pub(crate) fn fixed_patterns_for_test() -> impl Iterator<Item = &'static str> {
+    FIXED.iter().map(|&(p, _)| p)
+}
+
 /// [`MARKER_STEM`], for the tests.
 #[cfg(test)]
 pub(crate) const MARKER_STEM_FOR_TEST: &str = MARKER_STEM;
@@ -913,8 +939,16 @@ const fn undecided(b: u8) -> bool {
 struct Prefixes {
     pairs: [[u8; 256]; 3],
     /// Bit `b % 64` of word `b / 64`: third byte `b` may go on.
-    thirds: [[u64; 4]; 16],
+    thirds: [[u64; 4]; PAIRS],
+    /// The same for the fourth byte, whatever the third (every pattern has four).
+    fourths: [[u64; 4]; PAIRS],
+    /// `FIXED[lo..hi]`: the patterns beginning with the pair (one run: the table is
+    /// sorted), where a walk of the table starts at its third byte.
+    runs: [(u16, u16); PAIRS],
 }
+
+/// Pairs of first bytes [`Prefixes::thirds`] has room for (the fixed patterns have 30).
+const PAIRS: usize = 48;
 
 /// [`Prefixes::pairs`] where the first two bytes decide nothing.
 const UNDECIDED: u8 = 1;
@@ -936,7 +970,9 @@ const fn row_of(first: u8) -> Option<usize> {
 const PREFIXES: Prefixes = {
     let mut p = Prefixes {
         pairs: [[0; 256]; 3],
-        thirds: [[0; 4]; 16],
+        thirds: [[0; 4]; PAIRS],
+        fourths: [[0; 4]; PAIRS],
+        runs: [(0, 0); PAIRS],
     };
     let mut n = 0usize;
     let mut i = 0;
@@ -951,17 +987,30 @@ const PREFIXES: Prefixes = {
         );
         let second = pat[1];
         if p.pairs[r][second as usize] == 0 {
-            assert!(n < 16, "more pairs of first bytes than `Prefixes::thirds`");
+            assert!(
+                n < PAIRS,
+                "more pairs of first bytes than `Prefixes::thirds`"
+            );
             p.pairs[r][second as usize] = 2 + n as u8;
             p.pairs[r][second.to_ascii_uppercase() as usize] = 2 + n as u8;
+            p.runs[n] = (i as u16, i as u16);
             n += 1;
         }
         let j = (p.pairs[r][second as usize] - 2) as usize;
+        assert!(
+            p.runs[j].1 as usize == i,
+            "a pair's patterns are not one run"
+        );
+        p.runs[j].1 = i as u16 + 1;
         let mut b = 0usize;
         while b < 256 {
             let third = b as u8;
             if undecided(third) || third.to_ascii_lowercase() == pat[2] {
                 p.thirds[j][b >> 6] |= 1 << (b & 63);
+            }
+            assert!(pat.len() >= 4, "a fixed pattern has fewer than four bytes");
+            if undecided(third) || third.to_ascii_lowercase() == pat[3] {
+                p.fourths[j][b >> 6] |= 1 << (b & 63);
             }
             b += 1;
         }
@@ -1017,32 +1066,65 @@ fn may_start(rest: &[u8]) -> bool {
     if (word >> (third & 63)) & 1 == 0 {
         return false;
     }
+    // The fourth byte likewise: `</` begins dozens of closing tags, and `</a` is met at
+    // every `<` of `</APPLICABLE-RULE` repeated.
+    // (After an undecided third byte the fourth may be the third: walk.)
+    let Some(&fourth) = rest.get(3).filter(|_| !undecided(third)) else {
+        return rest.len() < 4 || may_start_walk(rest, first);
+    };
+    let words = PREFIXES
+        .fourths
+        .get(usize::from(pair.wrapping_sub(2)))
+        .copied()
+        .unwrap_or([u64::MAX; 4]);
+    let word = words
+        .get(usize::from(fourth >> 6))
+        .copied()
+        .unwrap_or(u64::MAX);
+    if (word >> (fourth & 63)) & 1 == 0 {
+        return false;
+    }
     may_start_walk(rest, first)
 }
 
-/// [`may_start`] past the third byte: the patterns beginning with `first`, walked.
+/// The run of [`FIXED`] whose patterns begin with `first` (folded) and `second` (either
+/// case), from [`PREFIXES`].
+#[inline]
+fn run_of(first: u8, second: u8) -> Option<(usize, usize)> {
+    let pair = PREFIXES
+        .pairs
+        .get(row_of(first)?)?
+        .get(usize::from(second))
+        .copied()?;
+    let &(lo, hi) = PREFIXES.runs.get(usize::from(pair.checked_sub(2)?))?;
+    Some((usize::from(lo), usize::from(hi)))
+}
+
+/// [`may_start`] past the third byte: the sorted table walked down by the bytes of
+/// `rest` (lower-cased) from the run of its first two, and the generic opening `<|`.
 fn may_start_walk(rest: &[u8], first: u8) -> bool {
-    let generic: (&str, Kind) = ("<|", Kind::Token);
-    for (pat, _) in FIXED.iter().chain(core::iter::once(&generic)) {
-        if pat.as_bytes().first().copied() != Some(first) {
-            continue;
+    let Some(&second) = rest.get(1) else {
+        return true;
+    };
+    if undecided(second) || (first == b'<' && second == b'|') {
+        return true;
+    }
+    let Some((mut lo, mut hi)) = run_of(first, second) else {
+        return false;
+    };
+    for (depth, &b) in rest.iter().enumerate().skip(2) {
+        if undecided(b) {
+            return true;
         }
-        for (k, &p) in pat.as_bytes().iter().enumerate() {
-            let Some(&b) = rest.get(k) else {
-                return true;
-            };
-            if undecided(b) {
-                return true;
-            }
-            if b.to_ascii_lowercase() != p {
-                break;
-            }
-            if k.saturating_add(1) == pat.len() {
-                return true;
-            }
+        (lo, hi) = narrow(lo, hi, depth, b.to_ascii_lowercase());
+        match FIXED.get(lo) {
+            _ if lo >= hi => return false,
+            Some(&(pat, _)) if pat.len() == depth.saturating_add(1) => return true,
+            _ => {}
         }
     }
-    false
+    // `rest` ended inside a pattern.
+    true
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1081,6 +1163,78 @@ impl Iterator for Cursor<'_> {
                     self.off = 0;
                 }
             }
+        }
+    }
+}
+
+/// The byte of `pat` at `depth`, 0 past its end (no pattern holds a 0, so a pattern
+/// sorts before the longer ones it is a prefix of, as bytewise order has it).
+#[inline]
+fn byte_at(pat: &str, depth: usize) -> u8 {
+    pat.as_bytes().get(depth).copied().unwrap_or(0)
+}
+
+/// Narrows `FIXED[lo..hi]`, whose patterns share their first `depth` bytes, to those whose
+/// byte at `depth` is `b` (a run, the table being sorted).
+#[inline]
+fn narrow(lo: usize, hi: usize, depth: usize, b: u8) -> (usize, usize) {
+    let run = FIXED.get(lo..hi).unwrap_or_default();
+    if run.len() <= 4 {
+        // A few patterns (a long prefix narrows to one): a scan costs less than two
+        // searches.
+        let start = run
+            .iter()
+            .position(|(p, _)| byte_at(p, depth) >= b)
+            .unwrap_or(run.len());
+        let len = run
+            .get(start..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|(p, _)| byte_at(p, depth) == b)
+            .count();
+        return (
+            lo.saturating_add(start),
+            lo.saturating_add(start).saturating_add(len),
+        );
+    }
+    let start = run.partition_point(|(p, _)| byte_at(p, depth) < b);
+    let end = run.partition_point(|(p, _)| byte_at(p, depth) <= b);
+    (lo.saturating_add(start), lo.saturating_add(end))
+}
+
+/// The fixed pattern (at most one: they are prefix-free) the folded view under `cur`
+/// begins with: a walk down the sorted table, one binary search per byte, instead of a
+/// walk of each pattern.
+fn fixed_match(mut cur: Cursor<'_>) -> Outcome {
+    // The first two bytes choose a run of the table ([`PREFIXES`]); every pattern is
+    // longer.
+    let Some(Item::Char(first, _)) = cur.next() else {
+        return Outcome::NoMatch;
+    };
+    let second = match cur.next() {
+        // Only a byte some pattern begins with waits for more.
+        None if row_of(first).is_some() => return Outcome::NeedMore,
+        None | Some(Item::Barrier(_)) => return Outcome::NoMatch,
+        Some(Item::Char(b, _)) => b,
+    };
+    let Some((mut lo, mut hi)) = run_of(first, second) else {
+        return Outcome::NoMatch;
+    };
+    let mut depth = 2usize;
+    loop {
+        let (b, at) = match cur.next() {
+            // Patterns in `lo..hi` go on past what is held.
+            None => return Outcome::NeedMore,
+            Some(Item::Barrier(_)) => return Outcome::NoMatch,
+            Some(Item::Char(b, at)) => (b, at),
+        };
+        (lo, hi) = narrow(lo, hi, depth, b);
+        depth = depth.saturating_add(1);
+        match FIXED.get(lo) {
+            _ if lo >= hi => return Outcome::NoMatch,
+            // The run's first pattern is the shortest: when it ends here it is the only one.
+            Some(&(pat, kind)) if pat.len() == depth => return Outcome::Match(at, kind),
+            _ => {}
         }
     }
 }
@@ -1339,6 +1493,90 @@ mod idle_tests {
                 }
                 proptest::prop_assert_eq!(&stops[0], &stops[1], "{}", backend.name());
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod table_tests {
+    //! The sorted-table walks against a plain walk of every fixed pattern.
+    use super::*;
+    use std::string::String;
+    use std::vec::Vec;
+
+    /// The fixed pattern `held` (folded, no barrier) begins with, by trying each.
+    fn naive(held: &[u8]) -> Outcome {
+        let mut more = false;
+        for &(pat, kind) in FIXED.iter() {
+            let p = pat.as_bytes();
+            if held.starts_with(p) {
+                return Outcome::Match(p.len() - 1, kind);
+            }
+            more |= p.starts_with(held);
+        }
+        if more {
+            Outcome::NeedMore
+        } else {
+            Outcome::NoMatch
+        }
+    }
+
+    fn walk(held: &str) -> Outcome {
+        let chars: Vec<char> = held.chars().collect();
+        let cur = Cursor {
+            hold: &chars,
+            i: 0,
+            off: 0,
+        };
+        fixed_match(cur)
+    }
+
+    #[test]
+    fn every_pattern_and_its_prefixes() {
+        for &(pat, kind) in FIXED.iter() {
+            assert_eq!(walk(pat), Outcome::Match(pat.len() - 1, kind), "{pat:?}");
+            let longer = String::from(pat) + "x";
+            assert_eq!(
+                walk(&longer),
+                Outcome::Match(pat.len() - 1, kind),
+                "{pat:?}"
+            );
+            for k in 1..pat.len() {
+                assert_eq!(walk(&pat[..k]), Outcome::NeedMore, "{pat:?} {k}");
+                let mut miss = String::from(&pat[..k]);
+                miss.push('\u{1}');
+                assert_eq!(walk(&miss), naive(miss.as_bytes()), "{miss:?}");
+            }
+        }
+        // The cursor folds: upper case meets the lower-case table.
+        assert_eq!(walk("[TOOL_CALLS]"), Outcome::Match(11, Kind::Token));
+    }
+
+    /// Pieces of pattern text: the beginnings the tables share.
+    const PARTS: [&str; 16] = [
+        "<",
+        "[",
+        "/",
+        "s",
+        "system",
+        "-reminder",
+        "tool",
+        "_call",
+        "s]",
+        ">",
+        " ",
+        "\n",
+        "inst",
+        "]",
+        "think",
+        "untrusted-content:end",
+    ];
+
+    proptest::proptest! {
+        #[test]
+        fn the_table_walk_is_the_plain_walk(parts in proptest::collection::vec(0usize..PARTS.len(), 1..12)) {
+            let held: String = parts.iter().map(|&p| PARTS[p]).collect();
+            proptest::prop_assert_eq!(walk(&held), naive(held.as_bytes()), "{:?}", held);
         }
     }
 }

@@ -213,6 +213,16 @@ fn hostile() -> impl Strategy<Value = String> {
         Just("[/INST]"),
         Just("<<SYS>>"),
         Just("<think>"),
+        // The longer tables (tokens.json): Mistral's brackets, tags with and without
+        // attributes, a closing tag, a near miss.
+        Just("[TOOL_CALLS]"),
+        Just("[/SYSTEM_PROMPT"),
+        Just("<system-reminder"),
+        Just("</system-reminder>"),
+        Just("<tools"),
+        Just("<bash-input\n"),
+        Just(">"),
+        Just("\t"),
         Just("x"),
         Just("[html-comment]"),
         Just("[redacted-envelope-marker]"),
@@ -282,8 +292,8 @@ proptest! {
         prop_assert!(!once.chars().any(|c| crate::class::is_control(c) && c != '\t' && c != '\n'));
         // No folded literal, marker, token or comment left.
         let folded: String = once.chars().map(|c| fold_of(c).unwrap_or("\u{FFFD}")).collect();
-        for lit in ["untrusted-content:start", "untrusted-content:end", "<!--", "[inst]", "<|im_start|>"] {
-            prop_assert!(!folded.contains(lit), "{lit} in {folded:?}");
+        for lit in ["<|im_start|>"].into_iter().chain(super::matcher::fixed_patterns_for_test()) {
+            prop_assert!(!folded.contains(lit), "{lit:?} in {folded:?}");
         }
         prop_assert_eq!(first_dropped(&once), None);
     }
