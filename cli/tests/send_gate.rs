@@ -22,6 +22,9 @@ const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/send-gate.example.js
 const PREFIX: &str = "airlock send-gate BLOCKED: ";
 const SLACK: &str = "mcp__slack__slack_send_message";
 const GMAIL: &str = "mcp__workspace-mcp__send_gmail_message";
+/// The matcher `--print-config` prints (`print_config_registers_a_timeout_and_fails_closed`
+/// holds the two together): any MCP tool with a send verb in any case.
+const PRINTED_MATCHER: &str = "^mcp__.*(?:[Ss][Ee][Nn][Dd]|[Pp][Oo][Ss][Tt]|[Rr][Ee][Pp][Ll][Yy]|[Rr][Ee][Ss][Pp][Oo][Nn][Dd]|[Ff][Oo][Rr][Ww][Aa][Rr][Dd]|[Ss][Cc][Hh][Ee][Dd][Uu][Ll][Ee]|[Dd][Rr][Aa][Ff][Tt]|[Mm][Aa][Ii][Ll]|[Mm][Ee][Ss][Ss][Aa][Gg][Ee]|[Ss][Mm][Ss]|[Tt][Ww][Ee][Ee][Tt])";
 
 struct Out {
     code: i32,
@@ -41,7 +44,9 @@ impl Gate {
         std::fs::copy(EXAMPLE, gate.config()).unwrap();
         std::fs::write(
             gate.settings(),
-            r#"{"hooks":{"PreToolUse":[{"matcher":"mcp__.*(send|draft|schedule|reply|email)","hooks":[{"type":"command","command":"airlock hook send-gate"}]}]}}"#,
+            json!({"hooks": {"PreToolUse": [{"matcher": PRINTED_MATCHER,
+                "hooks": [{"type": "command", "command": "airlock hook send-gate"}]}]}})
+            .to_string(),
         )
         .unwrap();
         gate
@@ -1506,6 +1511,7 @@ fn print_config_registers_a_timeout_and_fails_closed() {
     let snippet: Value = serde_json::from_str(&out.stdout).unwrap();
     let entry = &snippet["hooks"]["PreToolUse"][0];
     let hook = &entry["hooks"][0];
+    assert_eq!(entry["matcher"], PRINTED_MATCHER);
     assert_eq!(hook["command"], "airlock hook send-gate");
     assert_eq!(hook["onFailure"], "block");
     let timeout = hook["timeout"].as_u64().unwrap();
