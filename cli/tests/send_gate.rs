@@ -1848,19 +1848,20 @@ fn doctor_checks_codex_and_every_kind_of_send() {
         "{}",
         out.stdout
     );
-    // A gated pattern no sample exercises cannot be called routed.
+    // A gated pattern no sample exercises cannot be called routed (a name without a
+    // send verb: the printed matcher routes every `post_…`).
     g.edit_config(|cfg| {
         cfg["gated_tool_patterns"]
             .as_array_mut()
             .unwrap()
-            .push(json!("(^|__)post_note$"));
+            .push(json!("(^|__)note_append$"));
     });
     std::fs::copy(codex.join("hooks.json"), g.settings()).unwrap();
     let out = g.run(&["guard", "doctor"], b"");
     assert_eq!(out.code, 2, "{}", out.stdout);
     assert!(
         out.stdout
-            .contains("doctor_sample_tools for: (^|__)post_note$"),
+            .contains("doctor_sample_tools for: (^|__)note_append$"),
         "{}",
         out.stdout
     );
@@ -1868,16 +1869,16 @@ fn doctor_checks_codex_and_every_kind_of_send() {
         cfg["gated_tool_patterns"]
             .as_array_mut()
             .unwrap()
-            .push(json!("(^|__)post_note$"));
+            .push(json!("(^|__)note_append$"));
         cfg.insert(
             "doctor_sample_tools".into(),
-            json!(["mcp__notes__post_note"]),
+            json!(["mcp__twilio__create_message", "mcp__notes__note_append"]),
         );
     });
     let out = g.run(&["guard", "doctor"], b"");
     assert_eq!(out.code, 2, "{}", out.stdout);
     assert!(
-        out.stdout.contains("does not route: mcp__notes__post_note"),
+        out.stdout.contains("does not route: mcp__notes__note_append"),
         "{}",
         out.stdout
     );

@@ -490,7 +490,12 @@ pub(super) fn check(paths: &Paths, config: &Config, report: &mut Report) {
         .into_iter()
         .find(|c| c.name == "Claude Code")
         .and_then(|c| c.settings().ok())
-        .map(|settings| gate_matchers(&settings, &REQUIRED_HOOKS[0]))
+        .map(|settings| {
+            REQUIRED_HOOKS
+                .iter()
+                .flat_map(|hook| gate_matchers(&settings, hook))
+                .collect::<Vec<_>>()
+        })
         .unwrap_or_default();
     let wait = timeout();
     let listed: Vec<Result<Vec<String>, String>> = std::thread::scope(|scope| {

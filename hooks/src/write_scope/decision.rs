@@ -128,7 +128,7 @@ fn check_write(tool: &str, call: &Call, opts: &Options) -> Result<(), String> {
                     // A git place holds the target, and the grant was not named inside it.
                     let place = git.iter().find(|place| {
                         protected::within(&resolved.path, &place.path)
-                            && !(protected::within(dir, &place.path) && *dir != place.path)
+                            && (!protected::within(dir, &place.path) || *dir == place.path)
                     });
                     git_hit = git_hit.or(place);
                     place.is_none()
