@@ -1878,7 +1878,8 @@ fn doctor_checks_codex_and_every_kind_of_send() {
     let out = g.run(&["guard", "doctor"], b"");
     assert_eq!(out.code, 2, "{}", out.stdout);
     assert!(
-        out.stdout.contains("does not route: mcp__notes__note_append"),
+        out.stdout
+            .contains("does not route: mcp__notes__note_append"),
         "{}",
         out.stdout
     );
