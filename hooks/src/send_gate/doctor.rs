@@ -652,10 +652,11 @@ fn js_compatible(matcher: &str) -> bool {
             b'[' => in_class = true,
             b']' if in_class => in_class = false,
             b'&' | b'-' | b'~' if in_class && next == Some(b) => return false,
-            b'(' if !in_class && next == Some(b'?') => {
-                if !matches!(at(i.saturating_add(2)), Some(b':' | b'=' | b'!' | b'<')) {
-                    return false;
-                }
+            b'(' if !in_class
+                && next == Some(b'?')
+                && !matches!(at(i.saturating_add(2)), Some(b':' | b'=' | b'!' | b'<')) =>
+            {
+                return false;
             }
             _ => {}
         }
