@@ -22,6 +22,9 @@ const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/send-gate.example.js
 const PREFIX: &str = "airlock send-gate BLOCKED: ";
 const SLACK: &str = "mcp__slack__slack_send_message";
 const GMAIL: &str = "mcp__workspace-mcp__send_gmail_message";
+/// The matcher `--print-config` prints (`print_config_registers_a_timeout_and_fails_closed`
+/// holds the two together): any MCP tool with a send verb in any case.
+const PRINTED_MATCHER: &str = "^mcp__.*(?:[Ss][Ee][Nn][Dd]|[Pp][Oo][Ss][Tt]|[Rr][Ee][Pp][Ll][Yy]|[Rr][Ee][Ss][Pp][Oo][Nn][Dd]|[Ff][Oo][Rr][Ww][Aa][Rr][Dd]|[Ss][Cc][Hh][Ee][Dd][Uu][Ll][Ee]|[Dd][Rr][Aa][Ff][Tt]|[Mm][Aa][Ii][Ll]|[Mm][Ee][Ss][Ss][Aa][Gg][Ee]|[Ss][Mm][Ss]|[Tt][Ww][Ee][Ee][Tt])";
 
 struct Out {
     code: i32,
@@ -41,7 +44,9 @@ impl Gate {
         std::fs::copy(EXAMPLE, gate.config()).unwrap();
         std::fs::write(
             gate.settings(),
-            r#"{"hooks":{"PreToolUse":[{"matcher":"mcp__.*(send|draft|schedule|reply|email)","hooks":[{"type":"command","command":"airlock hook send-gate"}]}]}}"#,
+            json!({"hooks": {"PreToolUse": [{"matcher": PRINTED_MATCHER,
+                "hooks": [{"type": "command", "command": "airlock hook send-gate"}]}]}})
+            .to_string(),
         )
         .unwrap();
         gate
@@ -1506,6 +1511,7 @@ fn print_config_registers_a_timeout_and_fails_closed() {
     let snippet: Value = serde_json::from_str(&out.stdout).unwrap();
     let entry = &snippet["hooks"]["PreToolUse"][0];
     let hook = &entry["hooks"][0];
+    assert_eq!(entry["matcher"], PRINTED_MATCHER);
     assert_eq!(hook["command"], "airlock hook send-gate");
     assert_eq!(hook["onFailure"], "block");
     let timeout = hook["timeout"].as_u64().unwrap();
@@ -1842,19 +1848,20 @@ fn doctor_checks_codex_and_every_kind_of_send() {
         "{}",
         out.stdout
     );
-    // A gated pattern no sample exercises cannot be called routed.
+    // A gated pattern no sample exercises cannot be called routed (a name without a
+    // send verb: the printed matcher routes every `post_…`).
     g.edit_config(|cfg| {
         cfg["gated_tool_patterns"]
             .as_array_mut()
             .unwrap()
-            .push(json!("(^|__)post_note$"));
+            .push(json!("(^|__)note_append$"));
     });
     std::fs::copy(codex.join("hooks.json"), g.settings()).unwrap();
     let out = g.run(&["guard", "doctor"], b"");
     assert_eq!(out.code, 2, "{}", out.stdout);
     assert!(
         out.stdout
-            .contains("doctor_sample_tools for: (^|__)post_note$"),
+            .contains("doctor_sample_tools for: (^|__)note_append$"),
         "{}",
         out.stdout
     );
@@ -1862,16 +1869,17 @@ fn doctor_checks_codex_and_every_kind_of_send() {
         cfg["gated_tool_patterns"]
             .as_array_mut()
             .unwrap()
-            .push(json!("(^|__)post_note$"));
+            .push(json!("(^|__)note_append$"));
         cfg.insert(
             "doctor_sample_tools".into(),
-            json!(["mcp__notes__post_note"]),
+            json!(["mcp__twilio__create_message", "mcp__notes__note_append"]),
         );
     });
     let out = g.run(&["guard", "doctor"], b"");
     assert_eq!(out.code, 2, "{}", out.stdout);
     assert!(
-        out.stdout.contains("does not route: mcp__notes__post_note"),
+        out.stdout
+            .contains("does not route: mcp__notes__note_append"),
         "{}",
         out.stdout
     );

@@ -771,3 +771,132 @@ fn a_home_dotfiles_repository_is_not_the_root() {
     // From home itself there is no acceptable root.
     assert_denied(&hook(&home, ".bashrc"), "holds the home directory");
 }
+
+/// The hook with `--root ROOT` and these flags, git's global and system configuration
+/// pointed at `gitconfig` (so the machine's own never decides a case).
+fn scoped(root: &Path, gitconfig: &Path, flags: &[&str], target: &str) -> Output {
+    common::output_of(
+        Command::new(AIRLOCK)
+            .args(["hook", "write-scope", "--root"])
+            .arg(root)
+            .args(flags)
+            .env("GIT_CONFIG_GLOBAL", gitconfig)
+            .env("GIT_CONFIG_SYSTEM", gitconfig),
+        &call(
+            "Write",
+            "file_path",
+            root.join(target).to_str().unwrap(),
+            root.to_str().unwrap(),
+        ),
+    )
+}
+
+#[test]
+fn places_git_configuration_names_are_protected() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(dir.path()).unwrap().join("repo");
+    fs::create_dir_all(root.join(".git")).unwrap();
+    fs::create_dir_all(root.join("tools/hooks")).unwrap();
+    let global = root.parent().unwrap().join("global.gitconfig");
+    fs::write(&global, "").unwrap();
+    fs::write(
+        root.join(".git/config"),
+        "[core]\n\tbare = false\n[include]\n\tpath = ../tools/git.inc\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("tools/git.inc"),
+        "[Core]\n\tHooksPath = tools/hooks\n",
+    )
+    .unwrap();
+    let grant = ["--allow-dir", "tools"];
+    // The hooks directory an included file names, in any case, and the included file itself.
+    let out = scoped(&root, &global, &grant, "tools/hooks/pre-commit");
+    assert_denied(&out, "which git runs code from (core.hookspath in");
+    assert_denied(
+        &scoped(&root, &global, &grant, "tools/HOOKS/post-checkout"),
+        "git runs code from",
+    );
+    assert_denied(
+        &scoped(&root, &global, &grant, "tools/git.inc"),
+        "include.path",
+    );
+    assert_eq!(
+        scoped(&root, &global, &grant, "tools/other.txt")
+            .status
+            .code(),
+        Some(0)
+    );
+    // Named on purpose, inside the place, a grant works; so does an explicit file.
+    let inner = ["--allow-dir", "tools/hooks/lib"];
+    fs::create_dir_all(root.join("tools/hooks/lib")).unwrap();
+    assert_eq!(
+        scoped(&root, &global, &inner, "tools/hooks/lib/x.sh")
+            .status
+            .code(),
+        Some(0)
+    );
+    let file = ["--allow", "tools/hooks/pre-commit"];
+    assert_eq!(
+        scoped(&root, &global, &file, "tools/hooks/pre-commit")
+            .status
+            .code(),
+        Some(0)
+    );
+    // A relative hooksPath set globally points into every repository.
+    fs::write(root.join("tools/git.inc"), "").unwrap();
+    fs::write(&global, "[core]\n\thooksPath = tools/hooks\n").unwrap();
+    assert_denied(
+        &scoped(&root, &global, &grant, "tools/hooks/pre-push"),
+        "global.gitconfig",
+    );
+    // A configuration the guard cannot read fails closed.
+    fs::write(root.join(".git/config"), "[core\n").unwrap();
+    assert_denied(
+        &scoped(&root, &global, &grant, "tools/other.txt"),
+        "git's configuration cannot be read",
+    );
+}
+
+#[test]
+fn the_rest_of_each_family_is_protected() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(dir.path()).unwrap();
+    fs::create_dir_all(root.join(".git")).unwrap();
+    let none = root.join("empty.gitconfig");
+    fs::write(&none, "").unwrap();
+    let grant = ["--allow-dir", "."];
+    for (target, entry) in [
+        (".cargo/config.toml", ".cargo"),
+        (".cargo/config", ".cargo"),
+        ("Mise.toml", "mise.toml"),
+        (".mise.toml", ".mise.toml"),
+        (".mise/tasks/build", ".mise"),
+        (".yarnrc.yml", ".yarnrc.yml"),
+        ("GEMINI.md", "GEMINI.md"),
+        (".cursor/rules/style.mdc", ".cursor"),
+        (".vscode/tasks.json", ".vscode"),
+        (
+            ".github/copilot-instructions.md",
+            ".github/copilot-instructions.md",
+        ),
+        ("sub/.npmrc", ".npmrc"),
+        (".gitattributes", ".gitattributes"),
+        ("rust-toolchain.toml", "rust-toolchain.toml"),
+    ] {
+        let out = scoped(&root, &none, &grant, target);
+        assert_denied(&out, &format!("inside {entry:?}"));
+    }
+    assert_eq!(
+        scoped(&root, &none, &grant, "src/main.rs").status.code(),
+        Some(0)
+    );
+    // Lifted one at a time, as every relaxable entry is.
+    let lifted = ["--allow-dir", ".", "--unprotect", ".cargo"];
+    assert_eq!(
+        scoped(&root, &none, &lifted, ".cargo/config.toml")
+            .status
+            .code(),
+        Some(0)
+    );
+}

@@ -109,6 +109,41 @@ pub(crate) struct BrandingLane {
     pub(crate) ledger_field: String,
 }
 
+/// The verbs a send tool's name carries, as `--print-config`'s matcher spells them: a
+/// server may write any of them in any case (`SendMail`, `post_message`, `REPLY_ALL`).
+/// `mail` covers `email`; `message` catches `create_message`-style senders.
+pub(crate) const SEND_VERBS: [&str; 11] = [
+    "send", "post", "reply", "respond", "forward", "schedule", "draft", "mail", "message", "sms",
+    "tweet",
+];
+
+/// The matcher `--print-config` registers: every MCP tool (`mcp__SERVER__TOOL`) whose
+/// server or tool name holds a [`SEND_VERBS`] verb, in any case. Claude Code compiles a
+/// matcher with `new RegExp(matcher)` and no flags (2.1.332; its cloud-session engine
+/// takes only `(?i:…)` groups, and JavaScript rejects `(?i)` outright: the client logs
+/// "Invalid regex pattern" and the hook never runs), so each letter is a class of both
+/// cases, which every engine reads alike. Over-matching is safe (the gate blocks what
+/// the configuration does not classify); a miss is a send nobody checks.
+pub(crate) const SETTINGS_MATCHER: &str = "^mcp__.*(?:[Ss][Ee][Nn][Dd]|[Pp][Oo][Ss][Tt]|[Rr][Ee][Pp][Ll][Yy]|[Rr][Ee][Ss][Pp][Oo][Nn][Dd]|[Ff][Oo][Rr][Ww][Aa][Rr][Dd]|[Ss][Cc][Hh][Ee][Dd][Uu][Ll][Ee]|[Dd][Rr][Aa][Ff][Tt]|[Mm][Aa][Ii][Ll]|[Mm][Ee][Ss][Ss][Aa][Gg][Ee]|[Ss][Mm][Ss]|[Tt][Ww][Ee][Ee][Tt])";
+
+/// Whether a tool's name holds a send verb in any case, as [`SETTINGS_MATCHER`] reads
+/// it (the doctor's test of "a tool that can send").
+pub(crate) fn names_a_send_verb(tool: &str) -> bool {
+    let lower = tool.to_ascii_lowercase();
+    lower.starts_with("mcp__") && SEND_VERBS.iter().any(|verb| lower.contains(verb))
+}
+
+/// How the configuration classifies a tool name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Class {
+    /// A gated pattern matches: scan and ledger.
+    Gated,
+    /// No gated pattern matches, an exempt one does: passes untouched.
+    Exempt,
+    /// Neither: blocked when it reaches the gate.
+    Unclassified,
+}
+
 /// A configuration that loaded, validated and compiled.
 #[derive(Debug)]
 pub(crate) struct Config {
@@ -232,8 +267,16 @@ fn compile(file: ConfigFile, home: Option<&Path>) -> Result<Config, String> {
             })
         }
     };
+    // Gated names match in any case (a server may spell `SendMail` or `send_mail`): a
+    // broader gate only blocks more. Exempt names match as written, so an exemption
+    // never widens on its own.
+    let gated = file
+        .gated_tool_patterns
+        .iter()
+        .map(|p| insensitive(p).map_err(|e| format!("gated_tool_patterns: {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(Config {
-        gated: tool("gated_tool_patterns", &file.gated_tool_patterns)?,
+        gated,
         gated_sources: file.gated_tool_patterns.clone(),
         exempt: tool("exempt_tool_patterns", &file.exempt_tool_patterns)?,
         block: rules("block_patterns", &file.block_patterns)?,
@@ -250,6 +293,19 @@ fn compile(file: ConfigFile, home: Option<&Path>) -> Result<Config, String> {
 }
 
 impl Config {
+    /// The class of `tool`. Gated patterns are tried first, so a broad exemption
+    /// (`fetch_…`, `get_…`) cannot exempt a tool a gated pattern names
+    /// (`fetch_and_send_message`).
+    pub(crate) fn classify(&self, tool: &str) -> Class {
+        if self.gated.iter().any(|r| r.is_match(tool)) {
+            Class::Gated
+        } else if self.exempt.iter().any(|r| r.is_match(tool)) {
+            Class::Exempt
+        } else {
+            Class::Unclassified
+        }
+    }
+
     /// The ledger field the branding lane requires of `tool`, if it does.
     pub(crate) fn branding_field(&self, tool: &str) -> Option<&str> {
         self.branding
@@ -260,7 +316,7 @@ impl Config {
 }
 
 /// Patterns over message text match case-insensitively, as the anchor's
-/// `re.IGNORECASE` did.
+/// `re.IGNORECASE` did; gated tool names too.
 fn insensitive(pattern: &str) -> Result<Regex, String> {
     RegexBuilder::new(pattern)
         .case_insensitive(true)
@@ -312,6 +368,73 @@ mod tests {
         assert!(parse_config(&zero, None).is_err());
         let nan_like = MINIMAL.replace(":45", ":-1");
         assert!(parse_config(&nan_like, None).is_err());
+    }
+
+    /// The matcher, rebuilt from the verb list: a verb added to one is in the other.
+    fn matcher_from_verbs() -> String {
+        let classes: Vec<String> = SEND_VERBS
+            .iter()
+            .map(|verb| {
+                verb.chars()
+                    .map(|c| format!("[{}{}]", c.to_ascii_uppercase(), c))
+                    .collect()
+            })
+            .collect();
+        format!("^mcp__.*(?:{})", classes.join("|"))
+    }
+
+    #[test]
+    fn the_printed_matcher_catches_every_verb_in_any_case() {
+        assert_eq!(SETTINGS_MATCHER, matcher_from_verbs());
+        // Only what every engine reads alike: no flag group, no escape.
+        assert!(!SETTINGS_MATCHER.contains("(?i") && !SETTINGS_MATCHER.contains('\\'));
+        let matcher = Regex::new(SETTINGS_MATCHER).unwrap();
+        for tool in [
+            "mcp__outlook__SendMail",
+            "mcp__slack__slack_post_message",
+            "mcp__slack__slack_reply_to_thread",
+            "mcp__gmail__schedule_send",
+            "mcp__x__REPLY_ALL",
+            "mcp__x__ForwardEmail",
+            "mcp__x__respond_to_email",
+            "mcp__twilio__CreateMessage",
+            "mcp__x__send_sms",
+            "mcp__x__Tweet",
+            "mcp__gmail__create_draft",
+            "mcp__workspace-mcp__send_gmail_message",
+            "mcp__sendgrid__create",
+            "mcp__plugin_slack_slack__chat_postMessage",
+        ] {
+            assert!(matcher.is_match(tool), "{tool}");
+            assert!(names_a_send_verb(tool), "{tool}");
+        }
+        for tool in [
+            "Bash",
+            "Write",
+            "SendMail",
+            "mcp__github__create_issue",
+            "mcp__fs__read_file",
+        ] {
+            assert!(!matcher.is_match(tool), "{tool}");
+            assert!(!names_a_send_verb(tool), "{tool}");
+        }
+    }
+
+    #[test]
+    fn gated_patterns_are_tried_before_exempt_ones() {
+        let text = MINIMAL
+            .replace(r#"["send"]"#, r#"["(^|__)(fetch_and_)?send_message$"]"#)
+            .replace(
+                r#""exempt_tool_patterns":[]"#,
+                r#""exempt_tool_patterns":["(^|__)fetch_[a-z_]*$"]"#,
+            );
+        let c = parse_config(&text, None).unwrap();
+        assert_eq!(c.classify("mcp__m__fetch_and_send_message"), Class::Gated);
+        assert_eq!(c.classify("mcp__m__fetch_page"), Class::Exempt);
+        assert_eq!(c.classify("mcp__m__delete_page"), Class::Unclassified);
+        // Gated names match in any case; exempt ones as written.
+        assert_eq!(c.classify("mcp__m__Send_Message"), Class::Gated);
+        assert_eq!(c.classify("mcp__m__FETCH_page"), Class::Unclassified);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::config::Config;
+use super::config::{Class, Config};
 use super::digest::message_digest;
 use super::input::ToolCall;
 use super::scan::{Hit, ScanReport, outgoing_fields, scan_input};
@@ -65,13 +65,14 @@ pub(crate) fn route(call: &ToolCall, config: &Config) -> Result<Route, String> {
         hidden_check(&scan_input(&call.tool_input, config))?;
         return Ok(Route::Peer { target });
     }
-    if config.exempt.iter().any(|r| r.is_match(name)) {
-        return Ok(Route::Exempt);
-    }
-    if !config.gated.iter().any(|r| r.is_match(name)) {
-        return Err(format!(
-            "unclassified tool {name:?}: it reached the gate but matches no gated_tool_patterns or exempt_tool_patterns; classify it in the configuration deliberately rather than send through it"
-        ));
+    match config.classify(name) {
+        Class::Gated => {}
+        Class::Exempt => return Ok(Route::Exempt),
+        Class::Unclassified => {
+            return Err(format!(
+                "unclassified tool {name:?}: it reached the gate but matches no gated_tool_patterns or exempt_tool_patterns; classify it in the configuration deliberately rather than send through it"
+            ));
+        }
     }
     let fields = outgoing_fields(&call.tool_input, &config.text_fields)?;
     if fields.is_empty() {

@@ -10,12 +10,15 @@ use std::process::ExitCode;
 use regex::Regex;
 use serde_json::Value;
 
-use super::config::Config;
+use super::config::{Class, Config};
 use super::digest::is_digest;
 use super::scan::scan_text;
 use super::store::{Links, Paths, read_capped};
 use super::{load_config, print};
 use crate::verdict::Client::{ClaudeCode, Codex};
+
+#[path = "doctor_tools.rs"]
+mod doctor_tools;
 
 /// What a sample tool stands for: the wiring must cover every kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,8 +41,12 @@ const KINDS: [(Kind, &str); 5] = [
 /// Tool names of the usual send, email, draft, schedule and reply tools; the
 /// configuration must gate at least one of each kind, and every one it
 /// gates must reach the gate in every installed client.
-const SAMPLE_TOOLS: [(&str, Kind); 14] = [
+const SAMPLE_TOOLS: [(&str, Kind); 17] = [
     ("mcp__slack__slack_send_message", Kind::Send),
+    // The reference Slack server's (`@modelcontextprotocol/server-slack`) two senders.
+    ("mcp__slack__slack_post_message", Kind::Send),
+    ("mcp__slack__slack_reply_to_thread", Kind::Reply),
+    ("mcp__outlook__SendMail", Kind::Email),
     ("mcp__mail__send_message", Kind::Send),
     ("mcp__apple-mail__send_email", Kind::Email),
     ("mcp__workspace-mcp__send_gmail_message", Kind::Email),
@@ -82,13 +89,18 @@ impl Report {
     fn line(&mut self, good: bool, label: &str, detail: &str) {
         let mark = if good { "ok  " } else { "FAIL" };
         let sep = if detail.is_empty() { "" } else { ": " };
-        print(&format!("  {mark} {label}{sep}{detail}"));
+        // Labels and details quote paths, patterns and servers' tool names.
+        print(&crate::words::contained(&format!(
+            "  {mark} {label}{sep}{detail}"
+        )));
         self.healthy &= good;
     }
 
     /// A line that informs without judging: an optional hook that is absent.
     fn note(&mut self, label: &str, detail: &str) {
-        print(&format!("  info {label}: {detail}"));
+        print(&crate::words::contained(&format!(
+            "  info {label}: {detail}"
+        )));
     }
 
     fn routing(&mut self, good: bool, label: &str, detail: &str) {
@@ -126,6 +138,7 @@ pub(crate) fn run(paths: &Paths) -> ExitCode {
     controls(&config, &mut report);
     lanes(&config, &mut report);
     wiring(paths, &config, &mut report);
+    doctor_tools::check(paths, &config, &mut report);
     state(paths, &mut report);
     if report.healthy {
         print("HEALTHY: the send gate is operational");
@@ -276,8 +289,7 @@ fn lanes(config: &Config, report: &mut Report) {
 /// Whether a call of `tool` is decided by the gate (peer lane or gated).
 fn is_gated(config: &Config, tool: &str) -> bool {
     let peer = config.peer.as_ref().is_some_and(|p| p.tool.is_match(tool));
-    peer || (!config.exempt.iter().any(|r| r.is_match(tool))
-        && config.gated.iter().any(|r| r.is_match(tool)))
+    peer || config.classify(tool) == Class::Gated
 }
 
 /// A client whose hook configuration the doctor reads.
@@ -603,8 +615,10 @@ fn gate_matchers(settings: &Value, hook: &RequiredHook) -> Vec<String> {
 /// Claude Code's matcher rules for PreToolUse (as its 2.1.332 build applies
 /// them): empty or `*` matches every tool; a list of names made only of
 /// ASCII letters, digits, `_`, `-`, spaces, split at `|` or `,` and trimmed,
-/// matches those names exactly; anything else is a regex, searched.
-fn matcher_matches(matcher: &str, tool: &str) -> bool {
+/// matches those names exactly; anything else is a JavaScript regex
+/// (`new RegExp(matcher)`, no flags), searched. A matcher JavaScript would not
+/// compile matches nothing there (the client logs it and skips the hook).
+pub(crate) fn matcher_matches(matcher: &str, tool: &str) -> bool {
     if matcher.is_empty() || matcher == "*" {
         return true;
     }
@@ -617,7 +631,48 @@ fn matcher_matches(matcher: &str, tool: &str) -> bool {
             .map(str::trim)
             .any(|name| !name.is_empty() && name == tool);
     }
-    Regex::new(matcher).is_ok_and(|r| r.is_match(tool))
+    js_compatible(matcher) && Regex::new(matcher).is_ok_and(|r| r.is_match(tool))
+}
+
+/// Whether `matcher` means the same to JavaScript's `RegExp` as to the `regex` crate, as
+/// far as the doctor can tell: groups are only `(`, `(?:`, lookarounds (which `regex`
+/// refuses to compile, so they route nothing here) and named groups `(?<n>…)`; escapes
+/// only those both read alike; no nested class or class operator. Anything else (`(?i)`,
+/// `(?P<n>…)`, `\A`, `\z`, `\p{…}`, `[[:alpha:]]`, `[a&&b]`) the doctor cannot vouch
+/// for, so it counts as routing nothing.
+fn js_compatible(matcher: &str) -> bool {
+    let bytes = matcher.as_bytes();
+    let at = |i: usize| bytes.get(i).copied();
+    let mut in_class = false;
+    let mut i = 0usize;
+    while let Some(b) = at(i) {
+        let next = at(i.saturating_add(1));
+        match b {
+            b'\\' => {
+                let alike = next.is_some_and(|n| {
+                    n.is_ascii_punctuation()
+                        || matches!(n, b'd' | b'D' | b'w' | b'W' | b's' | b'S' | b'b' | b'B')
+                });
+                if !alike {
+                    return false;
+                }
+                i = i.saturating_add(1);
+            }
+            b'[' if in_class => return false,
+            b'[' => in_class = true,
+            b']' if in_class => in_class = false,
+            b'&' | b'-' | b'~' if in_class && next == Some(b) => return false,
+            b'(' if !in_class
+                && next == Some(b'?')
+                && !matches!(at(i.saturating_add(2)), Some(b':' | b'=' | b'!' | b'<')) =>
+            {
+                return false;
+            }
+            _ => {}
+        }
+        i = i.saturating_add(1);
+    }
+    true
 }
 
 fn state(paths: &Paths, report: &mut Report) {
@@ -713,5 +768,17 @@ mod tests {
         assert!(!matcher_matches("Write", "WriteX"));
         assert!(matcher_matches("mcp__.*send", "mcp__a__send_x"));
         assert!(!matcher_matches("(", "("));
+        // JavaScript rejects inline flags, so the client never runs such a hook.
+        assert!(!matcher_matches("(?i)mcp__.*send", "mcp__a__send"));
+        assert!(!matcher_matches("(?i:send)", "mcp__a__send"));
+        assert!(!matcher_matches("\\Amcp__.*send", "mcp__a__send"));
+        assert!(!matcher_matches("mcp__[[:alpha:]]+__send", "mcp__a__send"));
+        assert!(!matcher_matches("mcp__[a&&b]", "mcp__a"));
+        assert!(matcher_matches("^mcp__(?:a|b)__\\w+", "mcp__a__send"));
+        assert!(matcher_matches("mcp__.*[Ss]end", "mcp__a__Send"));
+        assert!(matcher_matches(
+            super::super::config::SETTINGS_MATCHER,
+            "mcp__outlook__SendMail"
+        ));
     }
 }

@@ -144,10 +144,8 @@ fn wait_for_the_deadline() {
 /// deadline, so the hook always answers before Claude Code gives up on it.
 pub(crate) const SETTINGS_TIMEOUT_SECONDS: u64 = 30;
 
-/// The matcher `--print-config` registers: every MCP tool whose name says
-/// it sends, drafts, schedules, replies or emails (searched, as Claude Code
-/// searches a matcher that is not a plain list of names).
-pub(crate) const SETTINGS_MATCHER: &str = "mcp__.*(send|draft|schedule|reply|email)";
+// The matcher `--print-config` registers lives beside the verbs it is built from.
+use super::config::SETTINGS_MATCHER;
 
 #[derive(Serialize)]
 struct Settings {

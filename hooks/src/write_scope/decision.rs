@@ -121,10 +121,27 @@ fn check_write(tool: &str, call: &Call, opts: &Options) -> Result<(), String> {
     let grants = resolve_grants(opts, &root)?;
     let granted = grants.files.contains(&resolved.path);
     if !granted {
+        // Read only when a grant could let the write through: most denies need no git config.
+        let git = if grants.dirs.iter().any(|dir| resolved.path.starts_with(dir)) {
+            protected::git_places(&root, opts.home.as_deref()).map_err(|why| {
+                format!("{tool} to {shown} denied: git's configuration cannot be read, so the places it makes run code (core.hooksPath) are unknown: {why}")
+            })?
+        } else {
+            Vec::new()
+        };
         let mut protected_hit = None;
+        let mut git_hit = None;
         let inside = grants.dirs.iter().any(|dir| {
             match strictly_inside_unprotected(&resolved.path, dir, &root, opts) {
-                Inside::Yes => true,
+                Inside::Yes => {
+                    // A git place holds the target, and the grant was not named inside it.
+                    let place = git.iter().find(|place| {
+                        protected::within(&resolved.path, &place.path)
+                            && (!protected::within(dir, &place.path) || *dir == place.path)
+                    });
+                    git_hit = git_hit.or(place);
+                    place.is_none()
+                }
                 Inside::No => false,
                 Inside::Protected(entry) => {
                     protected_hit = Some(entry);
@@ -133,6 +150,12 @@ fn check_write(tool: &str, call: &Call, opts: &Options) -> Result<(), String> {
             }
         });
         if !inside {
+            if let Some(place) = git_hit.filter(|_| protected_hit.is_none()) {
+                return Err(format!(
+                    "{tool} to {shown} denied: it is inside {:?}, which git runs code from ({}); an --allow-dir grant never reaches it; name the file with --allow",
+                    place.path, place.origin
+                ));
+            }
             if let Some(entry) = protected_hit {
                 return Err(format!(
                     "{tool} to {shown} denied: it is inside {:?} ({}), which an --allow-dir grant never reaches; name the file with --allow{}",
