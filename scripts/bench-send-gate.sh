@@ -34,9 +34,9 @@ html=$(printf '<p>The invoice went out on Tuesday; the <a href=\\"https://exampl
 mail_10k() {
     local row i
     row='<tr><td style=\"padding:8px 16px;font-family:Arial,sans-serif;font-size:14px;line-height:20px;color:#333333;background-color:#ffffff\">Line item: the quarterly report for the <a href=\"https://example.com/r/ROW\" style=\"color:#1a73e8;text-decoration:underline\">north region</a>, reviewed on Tuesday.</td></tr>'
-    printf '<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>td{font-family:Arial}</style><!--[if mso]><xml><o:OfficeDocumentSettings><o:PixelsPerInch>96</o:PixelsPerInch></o:OfficeDocumentSettings></xml><![endif]--></head><body style=\"margin:0;background:#f4f4f4\"><table role=\"presentation\" width=\"100%%\" cellpadding=\"0\" cellspacing=\"0\" bgcolor=\"#f4f4f4\"><tr><td align=\"center\"><table width=\"600\" style=\"background:#ffffff;border:1px solid #dddddd\">'
+    printf '%s' '<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>td{font-family:Arial}</style><!--[if mso]><xml><o:OfficeDocumentSettings><o:PixelsPerInch>96</o:PixelsPerInch></o:OfficeDocumentSettings></xml><![endif]--></head><body style=\"margin:0;background:#f4f4f4\"><table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" bgcolor=\"#f4f4f4\"><tr><td align=\"center\"><table width=\"600\" style=\"background:#ffffff;border:1px solid #dddddd\">'
     for i in $(seq 1 32); do printf '%s' "${row//ROW/$i}"; done
-    printf '<tr><td style=\"padding:16px;color:#777777;font-size:12px\">Ann Example<br>Example Ltd &middot; 1 Example Street<br><a href=\"mailto:ann@example.com\">ann@example.com</a></td></tr></table></td></tr></table></body></html>'
+    printf '%s' '<tr><td style=\"padding:16px;color:#777777;font-size:12px\">Ann Example<br>Example Ltd &middot; 1 Example Street<br><a href=\"mailto:ann@example.com\">ann@example.com</a></td></tr></table></td></tr></table></body></html>'
 }
 gmail() { # tool_input fields (JSON)
     printf '{"hook_event_name":"PreToolUse","tool_name":"mcp__workspace-mcp__send_gmail_message","tool_input":{"to":"ann@example.com",%s}}' "$1"

@@ -511,7 +511,13 @@ impl Readings {
             CallbackEvent::Comment { value } => {
                 self.markup = true;
                 self.as_plain = Vec::new();
-                if self.concealed.hidden.is_none() && carries_text(&comment_text(value)) {
+                // A conditional comment (`<!--[if mso]>…<![endif]-->`) is shown
+                // by Outlook, so it hides nothing from that reader.
+                let conditional = value.trim_ascii_start().starts_with(b"[if");
+                if self.concealed.hidden.is_none()
+                    && !conditional
+                    && carries_text(&comment_text(value))
+                {
                     self.concealed.hidden = Some((quote(value), "an HTML comment"));
                 }
             }
@@ -767,6 +773,7 @@ mod tests {
             "<div style=\"display:none\">  </div><p>x</p>",
             "<style>p { color: red }</style><p>x</p>",
             "<!--[if mso]><xml><o:x/></xml><![endif]--><p>x</p>",
+            "<!--[if mso]><xml><o:PixelsPerInch>96</o:PixelsPerInch></xml><![endif]--><p>x</p>",
             "<p style=\"color:#333;background:#fff\">grey on white</p>",
             "<p style=\"color:white;background-color:#003366\">white on navy</p>",
         ] {
