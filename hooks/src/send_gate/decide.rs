@@ -83,9 +83,15 @@ pub(crate) fn route(call: &ToolCall, config: &Config) -> Result<Route, String> {
     }
     let report = scan_input(&call.tool_input, config);
     hidden_check(&report)?;
+    if !report.concealed.is_empty() {
+        return Err(format!(
+            "{}; a reader does not see it as the recipient's assistant reads it, so remove it or make it visible",
+            report.concealed.join("; ")
+        ));
+    }
     if !report.unscannable.is_empty() {
         return Err(format!(
-            "cannot scan {}: an encoded body (a base64 MIME `raw`, an attachment) hides its text from the gate; send the text in a text field ({})",
+            "cannot scan {}: an encoded body the gate cannot decode to text (a part that is not text, an unknown charset) hides its text from the gate; send the text in a text field ({})",
             report.unscannable.join(", "),
             config.text_fields.join(", ")
         ));

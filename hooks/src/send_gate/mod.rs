@@ -22,9 +22,15 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 
 mod config;
+mod css;
 mod decide;
+mod decode;
 mod digest;
 mod doctor;
+// Generated (scripts/unicode/gen-emoji-zwj.mjs): left as the generator writes it.
+#[rustfmt::skip]
+mod emoji_zwj;
+mod fold;
 mod hidden;
 mod input;
 mod ledger;
@@ -401,6 +407,9 @@ fn guard_scan() -> Result<ExitCode, String> {
     }
     for place in &report.unscannable {
         print(&format!("BLOCK unscannable {place}"));
+    }
+    for concealed in &report.concealed {
+        print(&format!("BLOCK {concealed}"));
     }
     for hit in &report.warnings {
         print(&format!("WARN [{}] matched {:?}", hit.name, hit.matched));

@@ -82,7 +82,9 @@ impl Verdict {
         if !self.claim() {
             return false;
         }
-        let line = format!("{BLOCKED} {}", one_line(reason));
+        // The reason quotes what the call carried (a matched run, a key, a
+        // tool name); the model reads it, so it is contained first.
+        let line = crate::words::contained(&format!("{BLOCKED} {}", one_line(reason)));
         let json = serde_json::to_string(&HookOutput {
             specific: Specific {
                 event: "PreToolUse",
@@ -113,10 +115,10 @@ impl Verdict {
             return ExitCode::from(2);
         }
         if !warnings.is_empty() {
-            let line = format!(
+            let line = crate::words::contained(&format!(
                 "airlock send-gate advisory (allowed): {}",
                 describe_hits(warnings)
-            );
+            ));
             let json = serde_json::to_string(&HookOutput {
                 specific: Specific {
                     event: "PreToolUse",

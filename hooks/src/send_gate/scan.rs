@@ -12,8 +12,10 @@
 use serde_json::{Map, Value};
 
 use super::config::{Config, Rule};
+use super::decode::{Decoded, base64_body, encoded_words, mime};
+use super::fold::{folded, original_span};
 use super::hidden::for_each_hidden;
-use super::render::render;
+use super::render::{Concealed, render};
 
 /// How many hidden code points a report describes; the rest are counted.
 pub(crate) const HIDDEN_LISTED: usize = 8;
@@ -23,6 +25,15 @@ const PLACE_KEY_CHARS: usize = 40;
 const MATCH_CHARS: usize = 80;
 /// A string this long made only of base64 characters is an encoded body.
 const ENCODED_MIN_BYTES: usize = 200;
+/// Keys by which an object declares the media type of its data.
+const DECLARED_TYPE_KEYS: [&str; 6] = [
+    "mimeType",
+    "mime_type",
+    "contentType",
+    "content_type",
+    "Content-Type",
+    "type",
+];
 
 /// A pattern that matched: its name and (the start of) the text it matched.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,13 +78,19 @@ pub(crate) struct ScanReport {
     pub(crate) hidden_total: usize,
     /// Places of bodies that cannot be scanned (encoded MIME `raw`, base64).
     pub(crate) unscannable: Vec<String>,
+    /// Text of the markup that the reader does not see, or sees reordered:
+    /// each a place and what is concealed there.
+    pub(crate) concealed: Vec<String>,
     /// Some string states something about now (a currency-claim pattern).
     pub(crate) currency: bool,
 }
 
 impl ScanReport {
     pub(crate) fn blocked(&self) -> bool {
-        !self.blocks.is_empty() || self.hidden_total > 0 || !self.unscannable.is_empty()
+        !self.blocks.is_empty()
+            || self.hidden_total > 0
+            || !self.unscannable.is_empty()
+            || !self.concealed.is_empty()
     }
 }
 
@@ -117,6 +134,12 @@ pub(crate) fn scan_text(text: &str, place: &str, config: &Config) -> ScanReport 
 
 impl<'c> Scanner<'c> {
     fn object<'a>(&mut self, path: &mut Vec<Step<'a>>, map: &'a Map<String, Value>) {
+        // The media type the object declares for its data (a Gmail part's
+        // `mimeType`, an attachment's `content_type`).
+        let declared = DECLARED_TYPE_KEYS
+            .iter()
+            .find_map(|k| map.get(*k).and_then(Value::as_str))
+            .unwrap_or_default();
         for (key, value) in map {
             path.push(Step::Key(key));
             self.string(key, &|| format!("the key {}", place(path)));
@@ -124,30 +147,52 @@ impl<'c> Scanner<'c> {
                 && key.eq_ignore_ascii_case("raw")
                 && !s.trim().is_empty()
             {
-                self.unscannable(place(path));
+                // Gmail's `raw`: a whole RFC 822 message in base64url.
+                let decoded = base64_body(s, "message/rfc822");
+                self.decoded(path, decoded);
+                self.string(s, &|| place(path));
+            } else {
+                self.value(path, value, declared);
             }
-            self.value(path, value);
             path.pop();
         }
     }
 
-    fn value<'a>(&mut self, path: &mut Vec<Step<'a>>, value: &'a Value) {
+    fn value<'a>(&mut self, path: &mut Vec<Step<'a>>, value: &'a Value, declared: &str) {
         match value {
             Value::String(s) => {
                 if is_encoded(s) {
-                    self.unscannable(place(path));
+                    let decoded = base64_body(s, declared);
+                    self.decoded(path, decoded);
+                } else if let Some(decoded) = mime(s) {
+                    self.decoded(path, decoded);
+                }
+                match encoded_words(s) {
+                    Ok(Some(text)) => self.string(&text, &|| format!("{} (decoded)", place(path))),
+                    Ok(None) => {}
+                    Err(why) => self.unscannable(format!("{} ({why})", place(path))),
                 }
                 self.string(s, &|| place(path));
             }
             Value::Array(items) => {
                 for (i, item) in items.iter().enumerate() {
                     path.push(Step::Index(i));
-                    self.value(path, item);
+                    self.value(path, item, "");
                     path.pop();
                 }
             }
             Value::Object(map) => self.object(path, map),
             Value::Number(_) | Value::Bool(_) | Value::Null => {}
+        }
+    }
+
+    /// Scans what a string decodes to, and notes what of it cannot be read.
+    fn decoded(&mut self, path: &[Step<'_>], decoded: Decoded) {
+        for (text, what) in &decoded.texts {
+            self.string(text, &|| format!("{} ({what})", place(path)));
+        }
+        if let Some(why) = decoded.unscannable {
+            self.unscannable(format!("{} ({why})", place(path)));
         }
     }
 
@@ -170,12 +215,33 @@ impl<'c> Scanner<'c> {
             return;
         }
         let rendered = render(text);
+        if let Some(r) = &rendered {
+            self.concealed(&r.concealed, place);
+        }
+        let rendered = rendered.map(|r| r.text);
         if let Some(rendered) = &rendered
             && self.report.hidden_total == before
         {
             self.hidden(rendered, place, true);
         }
-        let forms = [Some(text), rendered.as_deref()];
+        // The reader's text is the rendered one when there is one; its
+        // folded view is what a look-alike spelling of it matches.
+        let seen = rendered.as_deref().unwrap_or(text);
+        let folded_view = folded(seen);
+        let forms = [
+            Some(Form {
+                text,
+                folded_of: None,
+            }),
+            rendered.as_deref().map(|r| Form {
+                text: r,
+                folded_of: None,
+            }),
+            folded_view.as_deref().map(|f| Form {
+                text: f,
+                folded_of: Some(seen),
+            }),
+        ];
         hits(&self.config.block, &forms, &mut self.report.blocks);
         hits(&self.config.warn, &forms, &mut self.report.warnings);
         if let Some(lane) = &self.config.currency
@@ -184,7 +250,26 @@ impl<'c> Scanner<'c> {
             self.report.currency = lane
                 .patterns
                 .iter()
-                .any(|p| forms.iter().flatten().any(|f| p.is_match(f)));
+                .any(|p| forms.iter().flatten().any(|f| p.is_match(f.text)));
+        }
+    }
+
+    fn concealed(&mut self, concealed: &Concealed, place: &dyn Fn() -> String) {
+        let report = &mut self.report;
+        if let Some((run, why)) = &concealed.hidden
+            && report.concealed.len() < HIDDEN_LISTED
+        {
+            report
+                .concealed
+                .push(format!("hidden text in {} ({why}): {run:?}", place()));
+        }
+        if let Some(shown) = &concealed.reordered
+            && report.concealed.len() < HIDDEN_LISTED
+        {
+            report.concealed.push(format!(
+                "a bidi override in the markup of {} reverses letters (the reader sees {shown:?})",
+                place()
+            ));
         }
     }
 
@@ -246,35 +331,55 @@ fn place(path: &[Step<'_>]) -> String {
 }
 
 /// A long run of base64 (or base64url) characters: an encoded body whose
-/// text the gate cannot read, so it cannot vouch for it.
+/// text the gate must decode before it can vouch for it. Line breaks may
+/// split it (RFC 2045); spaces and tabs too, as a pasted or hostile blob has
+/// them, but then at least a quarter of its letters and digits must be
+/// upper case or digits (random base64 has more than half, prose a few in a
+/// hundred), so a long line of unpunctuated chat is not taken for one.
 fn is_encoded(s: &str) -> bool {
     let mut len = 0usize;
+    let mut loud = 0usize;
+    let mut spaced = false;
     for b in s.bytes() {
         match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'+' | b'/' | b'-' | b'_' | b'=' => {
+            b'A'..=b'Z' | b'0'..=b'9' => {
                 len = len.saturating_add(1);
+                loud = loud.saturating_add(1);
             }
+            b'a'..=b'z' | b'+' | b'/' | b'-' | b'_' | b'=' => len = len.saturating_add(1),
             b'\r' | b'\n' => {}
+            b' ' | b'\t' => spaced = true,
             _ => return false,
         }
     }
-    len >= ENCODED_MIN_BYTES
+    len >= ENCODED_MIN_BYTES && (!spaced || loud.saturating_mul(4) >= len)
 }
 
-/// Adds the first match of each rule not hit yet, in any form.
-fn hits(rules: &[Rule], forms: &[Option<&str>], out: &mut Vec<Hit>) {
+/// One form of a string that patterns run on.
+struct Form<'t> {
+    text: &'t str,
+    /// For the folded view: the text it folds, whose spelling a hit shows.
+    folded_of: Option<&'t str>,
+}
+
+/// Adds the first match of each rule not hit yet, in any form, in the
+/// reader's spelling.
+fn hits(rules: &[Rule], forms: &[Option<Form<'_>>], out: &mut Vec<Hit>) {
     for rule in rules {
         if out.iter().any(|h| h.name == rule.name) {
             continue;
         }
-        if let Some(m) = forms
-            .iter()
-            .flatten()
-            .find_map(|form| rule.regex.find(form))
-        {
+        let found = forms.iter().flatten().find_map(|form| {
+            let m = rule.regex.find(form.text)?;
+            Some(match form.folded_of {
+                Some(original) => original_span(original, m.start(), m.end()),
+                None => m.as_str(),
+            })
+        });
+        if let Some(matched) = found {
             out.push(Hit {
                 name: rule.name.clone(),
-                matched: m.as_str().chars().take(MATCH_CHARS).collect(),
+                matched: matched.chars().take(MATCH_CHARS).collect(),
             });
         }
     }
@@ -373,15 +478,81 @@ mod tests {
     }
 
     #[test]
-    fn encoded_bodies_are_unscannable() {
+    fn encoded_bodies_are_decoded_or_unscannable() {
         let c = config();
-        let r = scan_input(&input(serde_json::json!({"raw": "TUlNRS1WZXJzaW9u"})), &c);
-        assert_eq!(r.unscannable, ["tool_input.raw"]);
+        // A raw that decodes to text is read ("c29ycnkgZm9yIHRoZSBkZWxheQ" is
+        // "sorry for the delay"); one that is not base64 cannot be.
+        let r = scan_input(
+            &input(serde_json::json!({"raw": "c29ycnkgZm9yIHRoZSBkZWxheQ"})),
+            &c,
+        );
+        assert!(r.unscannable.is_empty(), "{r:?}");
+        assert_eq!(r.blocks.len(), 1, "{r:?}");
+        let r = scan_input(&input(serde_json::json!({"raw": "TUlNRS1*WZXJzaW9u"})), &c);
+        assert_eq!(r.unscannable.len(), 1, "{r:?}");
+        assert!(r.unscannable[0].starts_with("tool_input.raw ("), "{r:?}");
         let b64 = "QUJD".repeat(60);
-        let r = scan_input(&input(serde_json::json!({"parts": [{"data": b64}]})), &c);
-        assert_eq!(r.unscannable, ["tool_input.parts[0].data"]);
+        let r = scan_input(
+            &input(serde_json::json!({"parts": [{"data": b64.clone()}]})),
+            &c,
+        );
+        assert_eq!(r.unscannable.len(), 1, "{r:?}");
+        assert!(
+            r.unscannable[0].starts_with("tool_input.parts[0].data ("),
+            "{r:?}"
+        );
+        // White space inside does not hide it.
+        let spaced = "QUJD ".repeat(60);
+        let r = scan_input(&input(serde_json::json!({"parts": [{"data": spaced}]})), &c);
+        assert_eq!(r.unscannable.len(), 1, "{r:?}");
+        // A text part is decoded and scanned.
+        let sorry = "c29ycnkgZm9yIHRoZSBkZWxheSAg".to_owned() + &"ICAg".repeat(49) + "IA==";
+        let r = scan_input(
+            &input(serde_json::json!({"parts": [{"mimeType": "text/plain", "data": sorry}]})),
+            &c,
+        );
+        assert!(r.unscannable.is_empty(), "{r:?}");
+        assert_eq!(r.blocks.len(), 1, "{r:?}");
+        // Encoded-words and MIME anywhere.
+        let r = scan_input(
+            &input(serde_json::json!({"subject": "=?utf-8?B?c29ycnkgZm9yIHRoZSBkZWxheQ==?="})),
+            &c,
+        );
+        assert_eq!(r.blocks.len(), 1, "{r:?}");
+        let r = scan_input(
+            &input(
+                serde_json::json!({"body": "Content-Type: text/plain\nContent-Transfer-Encoding: quoted-printable\n\nsorry f=\nor the delay"}),
+            ),
+            &c,
+        );
+        assert_eq!(r.blocks.len(), 1, "{r:?}");
+        let chat =
+            "thanks for the update let me check with the team and get back to you ".repeat(4);
+        assert!(!is_encoded(&chat));
         let r = scan_input(&input(serde_json::json!({"body": "short words only"})), &c);
         assert!(r.unscannable.is_empty());
+    }
+
+    #[test]
+    fn look_alike_spellings_match_and_are_shown_as_written() {
+        let c = config();
+        for (text, shown) in [
+            ("s\u{43E}rry for the delay", "s\u{43E}rry for the delay"),
+            (
+                "\u{FF53}orry for the d\u{E9}lay",
+                "\u{FF53}orry for the d\u{E9}lay",
+            ),
+            ("so\u{301}rry for the delay!", "so\u{301}rry for the delay"),
+            (
+                "<p>s&#x43E;rry for the delay</p>",
+                "s\u{43E}rry for the delay",
+            ),
+        ] {
+            let r = scan_text(text, "t", &c);
+            assert_eq!(r.blocks.len(), 1, "{text:?}: {r:?}");
+            assert_eq!(r.blocks[0].matched, shown, "{text:?}");
+        }
+        assert!(scan_text("s\u{43E}rry, no", "t", &c).blocks.is_empty());
     }
 
     #[test]
