@@ -39,11 +39,23 @@ mod strict_dense_x86;
 #[allow(unsafe_code)]
 mod escapes_x86;
 
+mod arch;
 mod backend;
 mod byteset;
 mod drop;
 mod escapes;
 mod finder;
+// The kernels over a vector trait: NEON's block scan; in tests, on every target, over
+// a plain-Rust vector.
+#[cfg(any(
+    test,
+    all(
+        target_arch = "aarch64",
+        target_feature = "neon",
+        not(feature = "portable-only")
+    )
+))]
+mod generic;
 // The lead refinement's tables (every target: the scalar confirm reads them), and the
 // AVX2 scan's nibble lookups (no unsafe: AVX2 callers only).
 mod pairs;
