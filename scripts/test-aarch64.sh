@@ -5,13 +5,33 @@
 # qemu-user, gcc-aarch64-linux-gnu, libc6-dev-arm64-cross; rustup's target).
 #
 # The test profile, as on x86: every crate at opt-level 2 (the workspace's
-# Cargo.toml), overflow checks and debug assertions on. `--release` runs the release
-# profile instead.
+# Cargo.toml), overflow checks and debug assertions on.
+#
+# By default (the test command's step) seven tests are skipped: each ran over a
+# minute under qemu, and none reaches code that differs on aarch64 (the strict
+# profile's exhaustive walks over its own tables, the fence retry search); the scan's,
+# the properties' and step 1's tests, the every-code-point-on-every-backend walk
+# among them, all run. `--full` runs every test (the heavy, separate command).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 profile=()
-[ "${1:-}" = "--release" ] && profile=(--release)
+skip=(
+  --skip fence::tests::retry_payloads
+  --skip strict::dense::tests::blocks_decide_what_the_scalar_loop_decides
+  --skip strict::dense::tests::gathering_computes_what_the_runs_compute
+  --skip strict::keep::stop_tests::code_points_sharing_a_lead_with_d_are_passed
+  --skip strict::keep::stop_tests::every_member_of_d_at_every_offset_of_a_block
+  --skip strict::prose::tests::hostile_text_fast_equals_plain_at_every_split
+  --skip strict::tests::leaving_dropped_controls_out_changes_nothing
+)
+for arg in "$@"; do
+  case "$arg" in
+    --full) skip=() ;;
+    --release) profile=(--release) ;;
+    *) printf 'usage: %s [--full] [--release]\n' "$0" >&2; exit 2 ;;
+  esac
+done
 
 say() { printf '%s\n' "test-aarch64: $*"; }
 
@@ -30,10 +50,11 @@ rustup target list --installed | grep -qx aarch64-unknown-linux-gnu ||
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch64-linux-gnu"
 
-# ffi's cdylib links with its version script (GNU ld takes it for any ELF target);
-# the check below reads the exports of the library the tests were built beside.
+# ffi's cdylib links without its version script here (GNU ld takes no second one
+# beside rustc's: ffi/build.rs); rustc's own keeps the exports to the `#[no_mangle]`
+# items, which the check below reads from the cross-built library.
 cargo test "${profile[@]}" --locked --target aarch64-unknown-linux-gnu \
-  -p airlock-core -p airlock-ffi
+  -p airlock-core -p airlock-ffi -- "${skip[@]}"
 
 dir=target/aarch64-unknown-linux-gnu/"$([ "${#profile[@]}" -gt 0 ] && echo release || echo debug)"
 so="$dir/libairlock.so"

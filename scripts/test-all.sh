@@ -62,6 +62,9 @@ scripts/package-wasm.sh --test "$(mktemp -d "${TMPDIR:-/tmp}/airlock-wasm-out.XX
 step "Python wheel: build (x86-64, aarch64), install into fresh venvs, every vector (aarch64 under qemu), batches, llm-guard, Spark 100k rows (pinned, from PyPI)"
 scripts/test-python.sh
 
+step "core and ffi on aarch64 under qemu-user: the NEON backend through the per-backend, property and exhaustive tests (scripts/test-aarch64.sh; --full: the seven slowest too)"
+scripts/test-aarch64.sh
+
 step "throughput ratio gate (quick, a few s; interleaved, thread CPU time, floors per backend)"
 cargo run --release --locked -p airlock-benches --bin gate -- --quick
 cargo run --release --locked -p airlock-benches --bin gate -- --quick --portable

@@ -7,8 +7,10 @@
 //! A `Finder` describes a set of bytes; `Scanner::next` looks at 64 bytes at a
 //! time, hands each byte of the set to the caller's exact test, and returns the first
 //! one the test confirms. The 64-byte candidate masks come from the instruction sets
-//! a [`Backend`] names (AVX2 or SSE2 on x86, module `x86`) or from the portable SWAR
-//! code here, which is always compiled and is tested against the others.
+//! a [`Backend`] names (SSE2, AVX2 or AVX-512 on x86-64, modules `x86*`; NEON on
+//! aarch64, the generic kernels of `generic/` over `arch/aarch64/neon.rs`) or from
+//! the portable SWAR code here, which is always compiled and is tested against the
+//! others.
 
 // SIMD intrinsics need unsafe loads and calls; nowhere else in the crate does.
 #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]

@@ -1,5 +1,6 @@
-//! The per-ISA implementations of the generic kernels' [`Vector`](super::generic::vector::Vector),
-//! one file per instruction set; dispatch is in `backend.rs`.
+//! The per-ISA implementations of the generic kernels' `Vector` (`scan/generic/`),
+//! one file per instruction set; dispatch is in `backend.rs`. The x86-64 kernels
+//! are still in `scan/x86*.rs` (DESIGN.md says why).
 
 #[cfg(all(
     target_arch = "aarch64",

@@ -377,3 +377,31 @@ impl Backend {
 pub fn backend_name() -> &'static str {
     Backend::best().scan_name()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// On aarch64 every per-backend test runs on NEON too: it is in `all()`, and
+    /// the best.
+    #[cfg(all(
+        target_arch = "aarch64",
+        target_feature = "neon",
+        not(feature = "portable-only")
+    ))]
+    #[test]
+    fn aarch64_runs_neon() {
+        let names: std::vec::Vec<&str> = Backend::all().map(Backend::name).collect();
+        assert_eq!(names, ["portable", "neon"]);
+        assert_eq!(Backend::best().scan_name(), "NEON");
+        assert_eq!(Backend::named("neon").map(Backend::name), Some("neon"));
+    }
+
+    #[test]
+    fn portable_is_first_and_every_name_round_trips() {
+        assert_eq!(Backend::all().next(), Some(Backend::PORTABLE));
+        for b in Backend::all() {
+            assert_eq!(Backend::named(b.name()), Some(b));
+        }
+    }
+}

@@ -3,8 +3,17 @@
 //! (`pairs.rs`), one bit per byte of the first block holding a candidate.
 
 use super::vector::Vector;
-use crate::scan::finder::Finder;
 use crate::scan::pairs::Refinement;
+
+/// What the block scan reads of a finder (`scan/finder.rs`): its nibble tables and,
+/// for a refined one, its refinement. Passed by value so this file imports no
+/// scanner code.
+#[derive(Clone, Copy)]
+pub(in crate::scan) struct Tables<'r> {
+    pub(in crate::scan) lo: [u8; 16],
+    pub(in crate::scan) hi: [u8; 16],
+    pub(in crate::scan) refined: Option<&'r Refinement>,
+}
 
 /// Bit `h` of entry `h` (mod 8): the high-nibble row a byte's bit is read from.
 const ROW_BITS: [u8; 16] = [1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128];
@@ -58,12 +67,12 @@ fn lead_pairs<V: Vector>(v: V, s: V, t: V, r: &Refinement) -> V {
 pub(in crate::scan) fn blocks<V: Vector>(
     data: &[u8],
     whole: usize,
-    f: &Finder,
+    f: Tables<'_>,
 ) -> Option<(usize, u64)> {
     let lo = V::table(f.lo);
     let hi = V::table(f.hi);
     let bits = V::table(ROW_BITS);
-    let ahead = if f.refined { 2 } else { 0 };
+    let ahead = if f.refined.is_some() { 2 } else { 0 };
     let mut p = 0usize;
     while p < whole {
         let end = p.saturating_add(64);
@@ -76,7 +85,7 @@ pub(in crate::scan) fn blocks<V: Vector>(
         let v = V::load(block);
         let mut hits = members(v, lo, hi, bits);
         if hits.any() {
-            if f.refined {
+            if let Some(r) = f.refined {
                 let lead = hits.and(v.high_bit());
                 if lead.any()
                     && let (Some(s), Some(t)) = (
@@ -86,9 +95,7 @@ pub(in crate::scan) fn blocks<V: Vector>(
                 {
                     // Keep ASCII members, and non-ASCII ones whose triple passes.
                     let (s, t) = (V::load(s), V::load(t));
-                    let keep = v
-                        .high_bit()
-                        .select(lead_pairs(v, s, t, f.refinement), V::splat(0xFF));
+                    let keep = v.high_bit().select(lead_pairs(v, s, t, r), V::splat(0xFF));
                     hits = hits.and(keep);
                 }
             }
@@ -107,6 +114,7 @@ mod tests {
     use super::super::emulated::Bytes;
     use super::*;
     use crate::scan::ByteSet;
+    use crate::scan::finder::Finder;
     use proptest::prelude::*;
     use std::vec::Vec;
 
@@ -114,7 +122,16 @@ mod tests {
     fn first_block(bytes: &[u8], f: &Finder) -> Option<(usize, u64)> {
         let ahead = if f.refined { 2 } else { 0 };
         let whole = bytes.len().saturating_sub(ahead) & !63;
-        blocks::<Bytes>(&bytes[..whole + ahead.min(bytes.len() - whole)], whole, f)
+        let tables = Tables {
+            lo: f.lo,
+            hi: f.hi,
+            refined: f.refined.then_some(f.refinement),
+        };
+        blocks::<Bytes>(
+            &bytes[..whole + ahead.min(bytes.len() - whole)],
+            whole,
+            tables,
+        )
     }
 
     /// The block and the set's members in it, the refined ones by `may_begin`.

@@ -3,12 +3,12 @@
 //! further for the introducers' second bytes.
 
 use super::vector::Vector;
-use crate::scan::escapes::next_escape_swar;
 
-/// The first position at or after `from` holding ESC or 0xC2 then 0x90–0x9F; the
-/// last bytes (under 65) by SWAR.
+/// `Ok` with the first position at or after `from` holding ESC or 0xC2 then
+/// 0x90–0x9F, found 64 positions a step; `Err` with where the steps ended (under 65
+/// bytes before the end), for the caller's scalar tail.
 #[inline(always)]
-pub(in crate::scan) fn next_escape<V: Vector>(bytes: &[u8], from: usize) -> Option<usize> {
+pub(in crate::scan) fn next_escape<V: Vector>(bytes: &[u8], from: usize) -> Result<usize, usize> {
     let (esc, c2) = (V::splat(0x1B), V::splat(0xC2));
     let mut p = from;
     while let Some(w) = bytes.get(p..p.saturating_add(65)) {
@@ -20,18 +20,23 @@ pub(in crate::scan) fn next_escape<V: Vector>(bytes: &[u8], from: usize) -> Opti
         if stops.any() {
             // Under 64, so the sum is in range.
             let k = usize::try_from(stops.movemask().trailing_zeros()).unwrap_or(0);
-            return Some(p.saturating_add(k));
+            return Ok(p.saturating_add(k));
         }
         p = p.saturating_add(64);
     }
-    next_escape_swar(bytes, p)
+    Err(p)
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::emulated::Bytes;
     use super::*;
+    use crate::scan::escapes::next_escape_swar;
     use proptest::prelude::*;
+
+    fn found(bytes: &[u8], from: usize) -> Option<usize> {
+        next_escape::<Bytes>(bytes, from).map_or_else(|p| next_escape_swar(bytes, p), Some)
+    }
 
     fn naive(bytes: &[u8], from: usize) -> Option<usize> {
         (from..bytes.len()).find(|&i| {
@@ -59,7 +64,7 @@ mod tests {
                     }
                     for from in [0, at.saturating_sub(1), at, at + 1] {
                         assert_eq!(
-                            next_escape::<Bytes>(&text, from),
+                            found(&text, from),
                             naive(&text, from),
                             "{len} {at} {from} {pair:x?}"
                         );
@@ -75,7 +80,7 @@ mod tests {
             prop_oneof![Just(0x1Bu8), Just(0xC2u8), 0x80u8..=0xBF, any::<u8>()],
             0..300,
         ), from in 0usize..310) {
-            prop_assert_eq!(next_escape::<Bytes>(&bytes, from), naive(&bytes, from));
+            prop_assert_eq!(found(&bytes, from), naive(&bytes, from));
         }
     }
 }

@@ -183,11 +183,17 @@ pub(in crate::scan) fn blocks(
     f: &Finder,
     _cpu: Neon,
 ) -> Option<(usize, u64)> {
-    blocks::blocks::<V>(data, whole, f)
+    let tables = blocks::Tables {
+        lo: f.lo,
+        hi: f.hi,
+        refined: f.refined.then_some(f.refinement),
+    };
+    blocks::blocks::<V>(data, whole, tables)
 }
 
 /// Step 1's next stop at or after `from` (the generic escape finder on NEON).
 #[inline]
 pub(in crate::scan) fn next_escape(bytes: &[u8], from: usize, _cpu: Neon) -> Option<usize> {
     escapes::next_escape::<V>(bytes, from)
+        .map_or_else(|p| crate::scan::escapes::next_escape_swar(bytes, p), Some)
 }
