@@ -11,13 +11,17 @@ fn main() {
     if std::env::var_os("CARGO_FEATURE_VERSION_SCRIPT").is_none() {
         return;
     }
-    // GNU ld, gold and lld take `--version-script` on ELF targets; macOS and Windows
-    // linkers do not (and rustc already exports only the `#[no_mangle]` items there).
-    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
-    if matches!(
-        os.as_str(),
-        "linux" | "android" | "freebsd" | "netbsd" | "openbsd" | "dragonfly" | "illumos"
-    ) {
+    // rustc hands the linker a version script of its own for every cdylib (its
+    // `#[no_mangle]` items global, the rest local). lld merges a second one; GNU ld
+    // refuses ("anonymous version tag cannot be combined with other version tags"),
+    // so the script is passed only where rustc links with lld by default:
+    // x86_64-unknown-linux-gnu (rust-lld, Rust 1.90 and later). Elsewhere rustc's own
+    // script keeps the exports to the `#[no_mangle]` items — all `airlock_*` —
+    // which `scripts/test-aarch64.sh` checks on the cross-built library. macOS and
+    // Windows linkers take no version script at all.
+    let target = std::env::var("TARGET").unwrap_or_default();
+    println!("cargo:rerun-if-env-changed=TARGET");
+    if target == "x86_64-unknown-linux-gnu" {
         println!("cargo:rustc-cdylib-link-arg=-Wl,--version-script={script}");
     }
 }

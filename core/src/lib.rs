@@ -12,8 +12,10 @@
 //! written into a caller's buffer. Nothing allocates and nothing panics. A
 //! [`Rejection`] carries the reference's exact message, written on demand.
 #![no_std]
-// Unsafe code lives in the per-ISA files of the scan (`scan::x86`, and one line of
-// `scan::portable`), which allow it.
+// Unsafe code lives in the per-ISA files of the scan, which allow it: `scan::x86`,
+// `scan::x86_scan512`, `scan::x86_utf8`, `scan::strict_dense_x86`, `scan::escapes_x86`
+// (x86-64 intrinsics), `scan::arch::aarch64::neon` (NEON), and one line of
+// `scan::portable` (a copy of a `str` is a `str`). core/DESIGN.md has the map.
 #![deny(unsafe_code)]
 #![cfg_attr(
     test,

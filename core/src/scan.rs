@@ -7,8 +7,10 @@
 //! A `Finder` describes a set of bytes; `Scanner::next` looks at 64 bytes at a
 //! time, hands each byte of the set to the caller's exact test, and returns the first
 //! one the test confirms. The 64-byte candidate masks come from the instruction sets
-//! a [`Backend`] names (AVX2 or SSE2 on x86, module `x86`) or from the portable SWAR
-//! code here, which is always compiled and is tested against the others.
+//! a [`Backend`] names (SSE2, AVX2 or AVX-512 on x86-64, modules `x86*`; NEON on
+//! aarch64, the generic kernels of `generic/` over `arch/aarch64/neon.rs`) or from
+//! the portable SWAR code here, which is always compiled and is tested against the
+//! others.
 
 // SIMD intrinsics need unsafe loads and calls; nowhere else in the crate does.
 #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
@@ -39,11 +41,23 @@ mod strict_dense_x86;
 #[allow(unsafe_code)]
 mod escapes_x86;
 
+mod arch;
 mod backend;
 mod byteset;
 mod drop;
 mod escapes;
 mod finder;
+// The kernels over a vector trait: NEON's block scan; in tests, on every target, over
+// a plain-Rust vector.
+#[cfg(any(
+    test,
+    all(
+        target_arch = "aarch64",
+        target_feature = "neon",
+        not(feature = "portable-only")
+    )
+))]
+mod generic;
 // The lead refinement's tables (every target: the scalar confirm reads them), and the
 // AVX2 scan's nibble lookups (no unsafe: AVX2 callers only).
 mod pairs;

@@ -17,9 +17,14 @@
 //!   offset of the first invalid sequence in `*err_offset`.
 //! * A rejection gives `AIRLOCK_STATUS_REJECTED` and, on request, the reference's
 //!   exact message in a caller buffer (`msg`, `msg_cap`, `msg_len`).
-// A C ABI cannot be written without `unsafe`: every export dereferences pointers the
-// caller hands in. The unsafe operations live in `buf.rs` (behind the two macros of
-// `macros.rs`), each with a `// SAFETY:` comment, which clippy enforces below.
+// A C ABI cannot be written without `unsafe`: every export is an `unsafe extern "C"
+// fn` that dereferences pointers the caller hands in. Where the unsafe operations are:
+// * the caller's pointers: read and written only in `buf.rs` (behind the two macros
+//   of `macros.rs`); the exports' `unsafe` blocks call those helpers;
+// * UTF-16 transcoding: `transcode/blocks.rs` (SSE2 loads, stores and packs on
+//   x86-64) and `transcode/avx512.rs` (AVX-512 intrinsics, behind its own CPU
+//   detection with `cpufeatures`, apart from core's `Backend`);
+// each with a `// SAFETY:` comment, which clippy enforces below.
 #![allow(unsafe_code)]
 #![deny(
     clippy::undocumented_unsafe_blocks,

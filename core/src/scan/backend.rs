@@ -3,6 +3,12 @@
 
 use core::sync::atomic::{AtomicU8, Ordering};
 
+#[cfg(all(
+    target_arch = "aarch64",
+    target_feature = "neon",
+    not(feature = "portable-only")
+))]
+use super::arch::aarch64::neon;
 use super::drop::Compactor;
 #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
 use super::drop::SimdCompactor;
@@ -25,6 +31,13 @@ pub(crate) enum Blocks {
     /// 64-byte vectors, the AVX2 tests on mask registers (AVX-512 BW).
     #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
     Avx512(x86::Vbmi2),
+    /// 4 × 16-byte NEON vectors, the generic block scan (`scan/generic/blocks.rs`).
+    #[cfg(all(
+        target_arch = "aarch64",
+        target_feature = "neon",
+        not(feature = "portable-only")
+    ))]
+    Neon(neon::Neon),
 }
 
 impl Blocks {
@@ -58,6 +71,15 @@ impl Blocks {
             Blocks::Avx512(cpu) => {
                 let data = rest.get(..whole.saturating_add(ahead)).unwrap_or_default();
                 super::x86_scan512::avx512_blocks(data, whole, f, cpu)
+            }
+            #[cfg(all(
+                target_arch = "aarch64",
+                target_feature = "neon",
+                not(feature = "portable-only")
+            ))]
+            Blocks::Neon(cpu) => {
+                let data = rest.get(..whole.saturating_add(ahead)).unwrap_or_default();
+                neon::blocks(data, whole, f, cpu)
             }
         };
         if let Some((offset, mask)) = found {
@@ -137,7 +159,14 @@ impl Backend {
     /// Every backend this CPU runs, portable first, best last.
     pub fn all() -> impl Iterator<Item = Backend> {
         #[cfg_attr(
-            not(all(target_arch = "x86_64", not(feature = "portable-only"))),
+            not(any(
+                all(target_arch = "x86_64", not(feature = "portable-only")),
+                all(
+                    target_arch = "aarch64",
+                    target_feature = "neon",
+                    not(feature = "portable-only")
+                )
+            )),
             allow(unused_mut)
         )]
         let mut all = [Some(Backend::PORTABLE), None, None, None];
@@ -170,6 +199,17 @@ impl Backend {
                 });
             }
         }
+        #[cfg(all(
+            target_arch = "aarch64",
+            target_feature = "neon",
+            not(feature = "portable-only")
+        ))]
+        if let (Some(cpu), Some(slot)) = (neon::neon(), all.get_mut(1)) {
+            *slot = Some(Backend {
+                blocks: Blocks::Neon(cpu),
+                drops: Compactor::Portable,
+            });
+        }
         all.into_iter().flatten()
     }
 
@@ -200,7 +240,7 @@ impl Backend {
         best
     }
 
-    /// The backend of this name (`portable`, `sse2`, `avx2`, `avx512`) if the CPU
+    /// The backend of this name (`portable`, `sse2`, `avx2`, `avx512`, `neon`) if the CPU
     /// runs it.
     pub fn named(name: &str) -> Option<Backend> {
         Backend::all().find(|b| b.name() == name)
@@ -220,6 +260,12 @@ impl Backend {
             (Blocks::Avx512(_), _) => "avx512",
             #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
             (Blocks::Avx2(_), _) => "avx2",
+            #[cfg(all(
+                target_arch = "aarch64",
+                target_feature = "neon",
+                not(feature = "portable-only")
+            ))]
+            (Blocks::Neon(_), _) => "neon",
         }
     }
 
@@ -233,6 +279,12 @@ impl Backend {
             Blocks::Avx2(_) => "AVX2",
             #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
             Blocks::Avx512(_) => "AVX-512",
+            #[cfg(all(
+                target_arch = "aarch64",
+                target_feature = "neon",
+                not(feature = "portable-only")
+            ))]
+            Blocks::Neon(_) => "NEON",
         }
     }
 
@@ -324,4 +376,32 @@ impl Backend {
 /// The scan backend this CPU uses (for benchmark reports).
 pub fn backend_name() -> &'static str {
     Backend::best().scan_name()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// On aarch64 every per-backend test runs on NEON too: it is in `all()`, and
+    /// the best.
+    #[cfg(all(
+        target_arch = "aarch64",
+        target_feature = "neon",
+        not(feature = "portable-only")
+    ))]
+    #[test]
+    fn aarch64_runs_neon() {
+        let names: std::vec::Vec<&str> = Backend::all().map(Backend::name).collect();
+        assert_eq!(names, ["portable", "neon"]);
+        assert_eq!(Backend::best().scan_name(), "NEON");
+        assert_eq!(Backend::named("neon").map(Backend::name), Some("neon"));
+    }
+
+    #[test]
+    fn portable_is_first_and_every_name_round_trips() {
+        assert_eq!(Backend::all().next(), Some(Backend::PORTABLE));
+        for b in Backend::all() {
+            assert_eq!(Backend::named(b.name()), Some(b));
+        }
+    }
 }

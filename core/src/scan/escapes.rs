@@ -4,7 +4,8 @@
 //! U+009B–U+009F, whose UTF-8 is 0xC2 and a second byte 0x90–0x9F. A search for
 //! every 0xC2 stops at each U+0085 and U+00AD as well, which dense hostile text is
 //! full of; this one looks at the pair, so only ESC and 0xC2 0x90–0x9F stop it. The
-//! x86 form is `escapes_x86.rs` (AVX2, its last bytes by SWAR); the portable form is
+//! x86 form is `escapes_x86.rs` (AVX2, its last bytes by SWAR), the NEON form the generic
+//! one (`generic/escapes.rs`, 64 positions a step); the portable form is
 //! `memchr2` passing over the other 0xC2s. All are tested against the definition.
 
 use super::backend::Backend;
@@ -22,7 +23,22 @@ pub(crate) fn next_escape(bytes: &[u8], from: usize, backend: Backend) -> Option
     if let Some(cpu) = backend.avx2 {
         return super::escapes_x86::next_escape_avx2(bytes, from, cpu);
     }
-    #[cfg(not(all(target_arch = "x86_64", not(feature = "portable-only"))))]
+    #[cfg(all(
+        target_arch = "aarch64",
+        target_feature = "neon",
+        not(feature = "portable-only")
+    ))]
+    if let super::backend::Blocks::Neon(cpu) = backend.blocks {
+        return super::arch::aarch64::neon::next_escape(bytes, from, cpu);
+    }
+    #[cfg(not(any(
+        all(target_arch = "x86_64", not(feature = "portable-only")),
+        all(
+            target_arch = "aarch64",
+            target_feature = "neon",
+            not(feature = "portable-only")
+        )
+    )))]
     let _ = backend;
     next_escape_memchr(bytes, from)
 }
@@ -48,7 +64,15 @@ fn next_escape_memchr(bytes: &[u8], from: usize) -> Option<usize> {
 /// 0x80 in each byte of `x` equal to `c`, 0 elsewhere (exact: no carry crosses a
 /// byte).
 #[cfg_attr(
-    not(all(target_arch = "x86_64", not(feature = "portable-only"))),
+    not(any(
+        test,
+        all(target_arch = "x86_64", not(feature = "portable-only")),
+        all(
+            target_arch = "aarch64",
+            target_feature = "neon",
+            not(feature = "portable-only")
+        )
+    )),
     allow(dead_code)
 )]
 #[inline(always)]
@@ -70,7 +94,15 @@ fn stop_at(bytes: &[u8], at: usize) -> bool {
 /// [`next_escape`] by SWAR: eight positions a step, each word paired with the word
 /// one byte further (its second bytes).
 #[cfg_attr(
-    not(all(target_arch = "x86_64", not(feature = "portable-only"))),
+    not(any(
+        test,
+        all(target_arch = "x86_64", not(feature = "portable-only")),
+        all(
+            target_arch = "aarch64",
+            target_feature = "neon",
+            not(feature = "portable-only")
+        )
+    )),
     allow(dead_code)
 )]
 pub(super) fn next_escape_swar(bytes: &[u8], from: usize) -> Option<usize> {
@@ -95,7 +127,15 @@ pub(super) fn next_escape_swar(bytes: &[u8], from: usize) -> Option<usize> {
 
 /// [`next_escape`] a byte at a time, for the last few bytes.
 #[cfg_attr(
-    not(all(target_arch = "x86_64", not(feature = "portable-only"))),
+    not(any(
+        test,
+        all(target_arch = "x86_64", not(feature = "portable-only")),
+        all(
+            target_arch = "aarch64",
+            target_feature = "neon",
+            not(feature = "portable-only")
+        )
+    )),
     allow(dead_code)
 )]
 #[inline]

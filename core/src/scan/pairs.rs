@@ -2,7 +2,8 @@
 //! a [`Refinement`] says, for each lead byte of a set of code points, which two
 //! bytes after it can continue one of them, as exact per-byte tables for the lead,
 //! second and third byte (the AVX-512 scan's `vpermi2b`/`vpermb` lookups and the
-//! scalar confirm) and as nibble tables for the AVX2 scan.
+//! scalar confirm) and as nibble tables for the AVX2 and NEON scans. Data only: the
+//! vector code reading the tables is in `x86.rs` and `generic/blocks.rs`.
 //!
 //! Compared pattern by pattern it costs about a hundred vector operations per 32
 //! bytes, and in mixed prose four blocks in ten hold a lead byte (the em dash, curly
@@ -22,13 +23,6 @@
 
 use super::byteset::ByteSet;
 use crate::rules::{ATTENTION_LEADS, Seq};
-
-#[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
-use core::arch::x86_64::{
-    __m256i, _mm256_and_si256, _mm256_broadcastsi128_si256, _mm256_cmpeq_epi8, _mm256_or_si256,
-    _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
-    _mm256_xor_si256,
-};
 
 /// Groups the tables hold: two 8-bit halves.
 pub(crate) const MAX_GROUPS: usize = 16;
@@ -407,7 +401,7 @@ impl Refinement {
     }
 
     /// Whether the triple passes the nibble tables (the scalar model of
-    /// [`lead_pairs`], for tests).
+    /// the vector scans' nibble lookups, for tests).
     #[cfg(test)]
     pub(super) fn passes_nibbles(&self, b: [u8; 3]) -> bool {
         let mut any = false;
@@ -426,40 +420,6 @@ impl Refinement {
 /// table members, variation selectors) by their first three bytes.
 pub(crate) static ATTENTION_REFINEMENT: Refinement =
     Refinement::of_seqs(ATTENTION_LEADS.as_slice());
-
-/// The AND of one half's six lookups.
-#[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
-#[inline]
-#[target_feature(enable = "avx2")]
-fn lookups(nibbles: &[__m256i; 6], tables: &[[u8; 16]; 6]) -> __m256i {
-    let mut acc = _mm256_set1_epi8(-1);
-    for (&t, &n) in tables.iter().zip(nibbles) {
-        let t = _mm256_broadcastsi128_si256(super::x86::table(t));
-        acc = _mm256_and_si256(acc, _mm256_shuffle_epi8(t, n));
-    }
-    acc
-}
-
-/// 0xFF where byte `v` and its next bytes `s`, `t` (the same lanes of the vectors
-/// loaded one and two bytes further) may begin a multi-byte code point of `r`: a
-/// superset of its groups (see the module's text), 0 for every ASCII byte.
-#[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
-#[inline]
-#[target_feature(enable = "avx2")]
-pub(super) fn lead_pairs(v: __m256i, s: __m256i, t: __m256i, r: &Refinement) -> __m256i {
-    let low = _mm256_set1_epi8(0x0F);
-    let hi = |x: __m256i| _mm256_and_si256(_mm256_srli_epi16::<4>(x), low);
-    let lo = |x: __m256i| _mm256_and_si256(x, low);
-    let nibbles = [hi(v), lo(v), hi(s), lo(s), hi(t), lo(t)];
-    let [low_groups, high_groups] = &r.nibbles;
-    let mut any = lookups(&nibbles, low_groups);
-    if r.groups > 8 {
-        any = _mm256_or_si256(any, lookups(&nibbles, high_groups));
-    }
-    let zero = _mm256_setzero_si256();
-    // 0xFF where `any` is not zero.
-    _mm256_xor_si256(_mm256_cmpeq_epi8(any, zero), _mm256_set1_epi8(-1))
-}
 
 #[cfg(test)]
 pub(crate) mod tests {

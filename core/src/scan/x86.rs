@@ -391,11 +391,11 @@ fn avx2_blocks_with(data: &[u8], whole: usize, f: &Finder, r: impl Tables) -> Op
                     // Keep ASCII members, and non-ASCII ones whose pair passes.
                     let keep_a = _mm256_or_si256(
                         _mm256_cmpgt_epi8(va, minus_one),
-                        pairs::lead_pairs(va, sa, ta, r.get()),
+                        lead_pairs(va, sa, ta, r.get()),
                     );
                     let keep_b = _mm256_or_si256(
                         _mm256_cmpgt_epi8(vb, minus_one),
-                        pairs::lead_pairs(vb, sb, tb, r.get()),
+                        lead_pairs(vb, sb, tb, r.get()),
                     );
                     ha = _mm256_and_si256(ha, keep_a);
                     hb = _mm256_and_si256(hb, keep_b);
@@ -411,6 +411,38 @@ fn avx2_blocks_with(data: &[u8], whole: usize, f: &Finder, r: impl Tables) -> Op
         p = end;
     }
     None
+}
+
+/// The AND of one half's six lookups.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn lookups(nibbles: &[__m256i; 6], tables: &[[u8; 16]; 6]) -> __m256i {
+    let mut acc = _mm256_set1_epi8(-1);
+    for (&t, &n) in tables.iter().zip(nibbles) {
+        let t = _mm256_broadcastsi128_si256(table(t));
+        acc = _mm256_and_si256(acc, _mm256_shuffle_epi8(t, n));
+    }
+    acc
+}
+
+/// 0xFF where byte `v` and its next bytes `s`, `t` (the same lanes of the vectors
+/// loaded one and two bytes further) may begin a multi-byte code point of `r`: a
+/// superset of its groups (see the module's text), 0 for every ASCII byte.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn lead_pairs(v: __m256i, s: __m256i, t: __m256i, r: &pairs::Refinement) -> __m256i {
+    let low = _mm256_set1_epi8(0x0F);
+    let hi = |x: __m256i| _mm256_and_si256(_mm256_srli_epi16::<4>(x), low);
+    let lo = |x: __m256i| _mm256_and_si256(x, low);
+    let nibbles = [hi(v), lo(v), hi(s), lo(s), hi(t), lo(t)];
+    let [low_groups, high_groups] = &r.nibbles;
+    let mut any = lookups(&nibbles, low_groups);
+    if r.groups > 8 {
+        any = _mm256_or_si256(any, lookups(&nibbles, high_groups));
+    }
+    let zero = _mm256_setzero_si256();
+    // 0xFF where `any` is not zero.
+    _mm256_xor_si256(_mm256_cmpeq_epi8(any, zero), _mm256_set1_epi8(-1))
 }
 
 /// `bytes` as text when it is UTF-8, by simdutf8's AVX2 validator (its own run-time
