@@ -2098,7 +2098,10 @@ fn the_message_guards_own_cases() {
                 "mcp__mail__create_draft",
                 "mcp__mail__update_draft",
                 "mcp__apple-mail__send_email",
-                "mcp__mail__send_message"
+                "mcp__mail__send_message",
+                // The example's create_message pattern (a Twilio-style
+                // sender) needs a sample of its own, or the doctor fails.
+                "mcp__twilio__create_message"
             ]),
         );
     });
