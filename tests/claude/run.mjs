@@ -192,7 +192,10 @@ async function sendGate(client, { fifo = false } = {}) {
         { name: '&#x202E without ;', input: mail('<p>Invoice &#x202E fdp.exe attached.</p>') },
         { name: 's&#111rry without ;', input: mail('<p>I am s&#111rry for the delay.</p>') },
         { name: '&ZeroWidthSpace;', input: mail('<p>Pay&ZeroWidthSpace;ment is due.</p>') },
-        { name: '&shy without ;', input: mail('<p>Pay&shyment is due.</p>') },
+        // A soft hyphen alone between letters is a hyphenation hint and passes
+        // (SEND_GATE.md, issue 27); inside a blocked phrase it hides nothing.
+        { name: '&shy without ; between letters', input: mail('<p>Pay&shyment is due.</p>'), sent: true },
+        { name: '&shy inside a blocked phrase', input: mail('<p>I am sor&shyry for the delay, truly.</p>') },
         { name: 'hidden code point in a nested array string', input: mail('Thank you.', { attachments: [{ blocks: [{ text: 'see\u2064 below' }] }] }) },
         { name: 'block pattern in a nested string', input: mail('Thank you.', { attachments: [{ html: "<p>I'm sorry for the delay, truly.</p>" }] }) },
         { name: 'clean send after the attacks', input: mail('The invoice went out on Tuesday.'), sent: true },
