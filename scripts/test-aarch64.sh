@@ -7,10 +7,12 @@
 # The test profile, as on x86: every crate at opt-level 2 (the workspace's
 # Cargo.toml), overflow checks and debug assertions on.
 #
-# By default (the test command's step) seven tests are skipped: each ran over a
-# minute under qemu, and none reaches code that differs on aarch64 (the strict
-# profile's exhaustive walks over its own tables, the fence retry search); the scan's,
-# the properties' and step 1's tests, the every-code-point-on-every-backend walk
+# By default (the test command's step) eight tests are skipped, each over a minute
+# under qemu. Seven reach no code that differs on aarch64: the strict profile's
+# exhaustive walks over its own tables and the fence retry search. The eighth, ffi's
+# every-length UTF-16 walk (428 s alone), does reach aarch64's transcoder, which
+# the other ffi tests still run under qemu. The scan's, the properties' and step 1's
+# tests, the every-code-point-on-every-backend walk
 # among them, all run. `--full` runs every test (the heavy, separate command).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +26,7 @@ skip=(
   --skip strict::keep::stop_tests::every_member_of_d_at_every_offset_of_a_block
   --skip strict::prose::tests::hostile_text_fast_equals_plain_at_every_split
   --skip strict::tests::leaving_dropped_controls_out_changes_nothing
+  --skip every_length_and_position_matches_the_scalar_model
 )
 for arg in "$@"; do
   case "$arg" in

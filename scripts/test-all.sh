@@ -65,7 +65,7 @@ scripts/test-python.sh
 step "real Codex end to end: pinned npm build, mock Responses API, write-scope and the wrappers (skipped loudly without the packages)"
 tests/codex/run.sh
 
-step "core and ffi on aarch64 under qemu-user: the NEON backend through the per-backend, property and exhaustive tests (scripts/test-aarch64.sh; --full: the seven slowest too)"
+step "core and ffi on aarch64 under qemu-user: the NEON backend through the per-backend, property and exhaustive tests (scripts/test-aarch64.sh; --full: the eight slowest too)"
 scripts/test-aarch64.sh
 
 step "throughput ratio gate (quick, a few s; interleaved, thread CPU time, floors per backend)"
