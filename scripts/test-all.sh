@@ -4,7 +4,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step's wall time, printed as it ends and again in a table at the end, so a slow step
+# shows where the 45-minute CI budget goes.
+step_name="" step_start=$SECONDS timings=""
+end_step() {
+  [ -n "$step_name" ] || return 0
+  local took=$((SECONDS - step_start))
+  printf '    (%ds)\n' "$took"
+  timings+="$(printf '%5ds  %s' "$took" "${step_name:0:90}")"$'\n'
+}
+step() { end_step; step_name="$*" step_start=$SECONDS; printf '\n==> %s\n' "$*"; }
 
 step "format"
 cargo fmt --all -- --check
@@ -75,5 +84,8 @@ cargo run --release --locked -p airlock-benches --bin gate -- --quick --portable
 step "fuzz smoke: every target a few seconds (nightly cargo-fuzz; skipped loudly without nightly)"
 fuzz/smoke.sh 3
 
+end_step
 echo
+printf '%s' "$timings"
+printf '%5ds  total\n' "$SECONDS"
 echo "all checks passed"
