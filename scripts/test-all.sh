@@ -4,16 +4,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Each step's wall time, printed as it ends and again in a table at the end, so a slow step
-# shows where the 45-minute CI budget goes.
-step_name="" step_start=$SECONDS timings=""
+# Each step's wall time and CPU time (its processes' user + system), printed as it ends and
+# again in a table at the end, so a slow step shows where the 45-minute CI budget goes. CPU
+# time barely moves with the machine's load, so it budgets a fresh CI machine from a busy one.
+step_name="" step_start=$SECONDS step_cpu=0 timings=""
+times_file="$(mktemp "${TMPDIR:-/tmp}/airlock-times.XXXXXX")"
+trap 'rm -f "$times_file"' EXIT
+children_cpu() {
+  # `times`' second line is the children's user and system time, as `XmY.YYYs XmY.YYYs`; it
+  # goes through a file because in a pipe or `$(…)` it would report a fresh subshell's.
+  times >"$times_file"
+  awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); t += p[1] * 60 + p[2] } printf "%d", t }' "$times_file"
+}
 end_step() {
   [ -n "$step_name" ] || return 0
-  local took=$((SECONDS - step_start))
-  printf '    (%ds)\n' "$took"
-  timings+="$(printf '%5ds  %s' "$took" "${step_name:0:90}")"$'\n'
+  local took=$((SECONDS - step_start)) cpu=$(($(children_cpu) - step_cpu))
+  printf '    (%ds wall, %ds CPU)\n' "$took" "$cpu"
+  timings+="$(printf '%5ds %5ds  %s' "$took" "$cpu" "${step_name:0:84}")"$'\n'
 }
-step() { end_step; step_name="$*" step_start=$SECONDS; printf '\n==> %s\n' "$*"; }
+step() { end_step; step_name="$*" step_start=$SECONDS step_cpu=$(children_cpu); printf '\n==> %s\n' "$*"; }
 
 step "format"
 cargo fmt --all -- --check
@@ -51,7 +60,7 @@ ffi/node/test.sh
 
 step "npm tarballs: install into a fresh project, every vector under Node 20 and Node 24 (pinned, from npm)"
 npm_out="$(mktemp -d "${TMPDIR:-/tmp}/airlock-npm.XXXXXX")"
-trap 'rm -rf "$npm_out"' EXIT
+trap 'rm -rf "$npm_out" "$times_file"' EXIT
 scripts/package-node.sh --test "$npm_out"
 
 step "Go binding: every vector through cgo (Debian's golang-go, pinned)"
@@ -86,6 +95,6 @@ fuzz/smoke.sh 3
 
 end_step
 echo
-printf '%s' "$timings"
-printf '%5ds  total\n' "$SECONDS"
+printf ' wall   CPU\n%s' "$timings"
+printf '%5ds %5ds  total\n' "$SECONDS" "$(children_cpu)"
 echo "all checks passed"
