@@ -10,19 +10,21 @@ cd "$(dirname "$0")/.."
 step_name="" step_start=$SECONDS step_cpu=0 timings=""
 times_file="$(mktemp "${TMPDIR:-/tmp}/airlock-times.XXXXXX")"
 trap 'rm -f "$times_file"' EXIT
+# Sets cpu_now to the CPU seconds of every process this script has waited for. `times`' second
+# line is the children's user and system time, as `XmY.YYYs XmY.YYYs`; it is read in this shell
+# and through a file, because in a pipe or `$(…)` it would report a fresh subshell's.
 children_cpu() {
-  # `times`' second line is the children's user and system time, as `XmY.YYYs XmY.YYYs`; it
-  # goes through a file because in a pipe or `$(…)` it would report a fresh subshell's.
   times >"$times_file"
-  awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); t += p[1] * 60 + p[2] } printf "%d", t }' "$times_file"
+  cpu_now=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); t += p[1] * 60 + p[2] } printf "%d", t }' "$times_file")
 }
 end_step() {
   [ -n "$step_name" ] || return 0
-  local took=$((SECONDS - step_start)) cpu=$(($(children_cpu) - step_cpu))
+  children_cpu
+  local took=$((SECONDS - step_start)) cpu=$((cpu_now - step_cpu))
   printf '    (%ds wall, %ds CPU)\n' "$took" "$cpu"
   timings+="$(printf '%5ds %5ds  %s' "$took" "$cpu" "${step_name:0:84}")"$'\n'
 }
-step() { end_step; step_name="$*" step_start=$SECONDS step_cpu=$(children_cpu); printf '\n==> %s\n' "$*"; }
+step() { end_step; children_cpu; step_name="$*" step_start=$SECONDS step_cpu=$cpu_now; printf '\n==> %s\n' "$*"; }
 
 step "format"
 cargo fmt --all -- --check
@@ -96,5 +98,6 @@ fuzz/smoke.sh 3
 end_step
 echo
 printf ' wall   CPU\n%s' "$timings"
-printf '%5ds %5ds  total\n' "$SECONDS" "$(children_cpu)"
+children_cpu
+printf '%5ds %5ds  total\n' "$SECONDS" "$cpu_now"
 echo "all checks passed"
