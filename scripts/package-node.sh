@@ -2,9 +2,13 @@
 # Writes airlock's npm tarballs into OUT, the way esbuild and swc ship native code:
 #
 #   airlock-<version>.tgz               the binding (JavaScript) and the `airlock`
-#                                       command (npm/airlock-launcher.sh); it lists
-#                                       every platform package as an optional
-#                                       dependency
+#                                       command: a postinstall (npm/install.cjs) puts
+#                                       the platform package's binary in place of
+#                                       bin/airlock, so that it runs with nothing in
+#                                       between; with install scripts off bin/airlock
+#                                       stays the sh launcher (npm/airlock-launcher.sh),
+#                                       which execs that binary. It lists every
+#                                       platform package as an optional dependency
 #   airlock-<platform>-<version>.tgz    one per target: libairlock for the binding
 #                                       and bin/airlock for the command, with `os`,
 #                                       `cpu` (and on Linux `libc`) set so that npm
@@ -14,8 +18,9 @@
 #
 # `npm install OUT/*.tgz` (or, published, `npm install airlock`, `npx airlock …`,
 # `npm i -g airlock`) gives a working binding and command with no Rust toolchain,
-# no download at install time and no install script. AIRLOCK_LIB and the `library`
-# option still override the packaged library.
+# and no download at install time; the one install script only links a file that is
+# already installed. AIRLOCK_LIB and the `library` option still override the packaged
+# library.
 #
 # Usage:
 #   scripts/package-node.sh OUT                  linux-x64 from the workspace's build
@@ -24,8 +29,10 @@
 #   scripts/package-node.sh --test [--from REL] OUT
 #       also install the tarballs into fresh projects and run every conformance
 #       vector through the installed binding and the installed command: under Node
-#       20 (the `node` on PATH) and Node 24 (scripts/node24.sh) natively, and, when
-#       REL has linux-arm64, under arm64 Node 20 and 24 from npm run by qemu-user
+#       20 (the `node` on PATH; install scripts on, so bin/airlock must be the native
+#       binary) and Node 24 (scripts/node24.sh; --ignore-scripts, so it must be the
+#       launcher) natively, and, when REL has linux-arm64, under arm64 Node 20 and 24
+#       from npm run by qemu-user (--ignore-scripts: the install is a cross install)
 #
 # Needs cargo, npm and strip (binutils) without --from. The only network access is
 # npm's: koffi (pinned), Node 24 and the arm64 Nodes (scripts/release/tools.sh).
@@ -121,16 +128,18 @@ mkdir -p "$stage/airlock/bin"
 cp -R "$node_dir/index.js" "$node_dir/index.d.ts" "$node_dir/lib" "$node_dir/README.md" "$stage/airlock/"
 cp "$root/npm/airlock-launcher.sh" "$stage/airlock/bin/airlock"
 chmod 0755 "$stage/airlock/bin/airlock"
+cp "$root/npm/install.cjs" "$stage/airlock/"
 cp "$root/LICENSE-MIT" "$root/LICENSE-APACHE" "$stage/airlock/"
 node - "$node_dir/package.json" "$stage/airlock/package.json" "$version" "${packaged[@]}" <<'JS'
 const [from, to, version, ...platforms] = process.argv.slice(2);
 const fs = require('node:fs');
 const manifest = JSON.parse(fs.readFileSync(from, 'utf8'));
 delete manifest.private;
-delete manifest.scripts;
 delete manifest.devDependencies;
+// The only script: npm/install.cjs, which swaps bin/airlock for the platform binary.
+manifest.scripts = { postinstall: 'node install.cjs' };
 manifest.bin = { airlock: 'bin/airlock' };
-manifest.files = [...manifest.files, 'bin/airlock', 'LICENSE-MIT', 'LICENSE-APACHE'];
+manifest.files = [...manifest.files, 'bin/airlock', 'install.cjs', 'LICENSE-MIT', 'LICENSE-APACHE'];
 // Every platform package built; npm skips those whose os/cpu/libc do not match.
 manifest.optionalDependencies = Object.fromEntries(platforms.map((p) => [p, version]));
 fs.writeFileSync(to, `${JSON.stringify(manifest, null, 2)}\n`);
@@ -146,9 +155,12 @@ echo "package-node: wrote $out/airlock-$version.tgz and ${packaged[*]}" >&2
 # npm picks the platform package itself — then runs the binding's own conformance test
 # against the installed package, with no AIRLOCK_LIB and no workspace build in reach,
 # and every vector through the installed command (node_modules/.bin/airlock).
-# install_test NAME PLATFORM_PACKAGE RUN_PREFIX... -- NODE
+# install_test NAME PLATFORM_PACKAGE SCRIPTS RUN_PREFIX... -- NODE
+#   SCRIPTS: on (npm runs install.cjs: bin/airlock must be the platform binary) or off
+#   (--ignore-scripts: bin/airlock must be the sh launcher)
 install_test() {
-  local label="$1" platform="$2"; shift 2
+  local label="$1" platform="$2" scripts="$3" want=launcher; shift 3
+  [ "$scripts" = off ] || want=native
   local prefix=()
   while [ "$1" != -- ]; do prefix+=("$1"); shift; done
   local node_bin="$2" project="$stage/project-$label"
@@ -168,7 +180,8 @@ console.log(JSON.stringify({
   overrides: Object.fromEntries(platforms.map((p) => [p, file(p)])),
 }, null, 2));
 JS
-    npm install --no-audit --no-fund --no-package-lock --loglevel=error --os=linux \
+    ignore=(); [ "$scripts" = on ] || ignore=(--ignore-scripts)
+    npm install "${ignore[@]}" --no-audit --no-fund --no-package-lock --loglevel=error --os=linux \
       --cpu="$([[ "$platform" == *arm64* ]] && echo arm64 || echo x64)" \
       --libc="$([[ "$platform" == *musl ]] && echo musl || echo glibc)" >&2
     [ -d "node_modules/$platform" ] || { echo "package-node: npm did not install $platform" >&2; exit 1; }
@@ -219,29 +232,39 @@ JS
     echo "package-node: $label: binding: $(grep -E '^(# |ℹ )(pass|fail) ' "$project/node.log" | tr '\n' ' ')" >&2
     # The command: npm's own link, run as a hook would run it.
     [ -L node_modules/.bin/airlock ] || { echo "package-node: npm linked no airlock command" >&2; exit 1; }
+    # What npm's link points at: the platform binary itself (install.cjs ran) or the
+    # launcher (scripts off). Either way the vectors below run through that link.
+    if [ "$(head -c 2 node_modules/airlock/bin/airlock)" = '#!' ]; then got=launcher; else got=native; fi
+    [ "$got" = "$want" ] ||
+      { echo "package-node: $label: bin/airlock is the $got, want the $want (install scripts $scripts)" >&2; exit 1; }
+    if [ "$got" = native ]; then
+      cmp -s node_modules/airlock/bin/airlock "node_modules/$platform/bin/airlock" ||
+        { echo "package-node: $label: bin/airlock is not $platform's binary" >&2; exit 1; }
+    fi
     if [ "${#prefix[@]}" -eq 0 ]; then
-      # The same binary under every Node: its vectors run once, through npm's link.
-      [ -n "${cli_done:-}" ] && [ "$cli_done" = "$platform" ] ||
+      # The same binary under every Node: its vectors run once per way npm links it.
+      [ "${cli_done:-}" = "$platform:$got" ] ||
         node "$root/scripts/release/cli-vectors.mjs" node_modules/.bin/airlock "$root/tests/conformance" >&2
     else
       # qemu-user cannot follow the launcher's exec into an arm64 binary (no binfmt
       # here): the installed binary runs under qemu directly.
-      [ -n "${cli_done:-}" ] && [ "$cli_done" = "$platform" ] ||
+      [ "${cli_done:-}" = "$platform:$got" ] ||
         node "$root/scripts/release/cli-vectors.mjs" --runner "${prefix[*]}" \
           "node_modules/$platform/bin/airlock" "$root/tests/conformance" >&2
     fi
+    echo "package-node: $label: bin/airlock is the $got (install scripts $scripts)" >&2
   )
   echo "package-node: $label: the installed tarballs pass every vector" >&2
-  cli_done="$platform"
+  cli_done="$platform:$want"
 }
 
 node24="$("$root/scripts/node24.sh")"
-install_test "node$(node --version)-x64" airlock-linux-x64 -- "$(command -v node)"
-install_test "node$("$node24" --version)-x64" airlock-linux-x64 -- "$node24"
+install_test "node$(node --version)-x64" airlock-linux-x64 on -- "$(command -v node)"
+install_test "node$("$node24" --version)-x64" airlock-linux-x64 off -- "$node24"
 if [[ " ${packaged[*]} " == *" airlock-linux-arm64 "* ]]; then
   eval "$("$root/scripts/release/tools.sh" | grep '^NODE_ARM64_')"
   for v in "$NODE_ARM64_20" "$NODE_ARM64_24"; do
-    install_test "node$(qemu-aarch64 -L /usr/aarch64-linux-gnu "$v" --version)-arm64" airlock-linux-arm64 \
+    install_test "node$(qemu-aarch64 -L /usr/aarch64-linux-gnu "$v" --version)-arm64" airlock-linux-arm64 off \
       qemu-aarch64 -L /usr/aarch64-linux-gnu -- "$v"
   done
 fi

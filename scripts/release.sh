@@ -80,7 +80,12 @@ export MACOSX_DEPLOYMENT_TARGET_aarch64=11.0 MACOSX_DEPLOYMENT_TARGET_x86_64=10.
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc
 cargo_home="${CARGO_HOME:-$HOME/.cargo}"
 rustup_home="${RUSTUP_HOME:-$HOME/.rustup}"
+# The target directory last, so that it wins over the checkout's prefix when it is
+# inside it (the last matching prefix applies): paths under it (build scripts'
+# OUT_DIR) can reach the binaries, and a build into another directory
+# (AIRLOCK_DIST_TARGET_DIR) must give the same bytes.
 remap="--remap-path-prefix=$root=/airlock --remap-path-prefix=$cargo_home=/cargo --remap-path-prefix=$rustup_home=/rustup"
+remap="$remap --remap-path-prefix=$CARGO_TARGET_DIR=/target"
 
 # build TARGET PACKAGE EXTRA_RUSTFLAGS: cargo build (or cargo zigbuild where zig links).
 build() {
@@ -130,7 +135,8 @@ stage() {
   mkdir -p "$dir/bin" "$dir/lib" "$dir/include"
   cp "$rel/airlock$exe" "$dir/bin/"
   for f in "${shared[@]}"; do cp "$shared_rel/$f" "$dir/lib/"; done
-  cp "$rel/libairlock.a" "$dir/lib/"
+  # The static library comes from where airlock-ffi was built (shared-libc on musl).
+  cp "$shared_rel/libairlock.a" "$dir/lib/"
   strip_static "$dir/lib/libairlock.a"
   [[ "$target" != *-windows-* ]] || strip_static "$dir/lib/libairlock.dll.a"
   cp "$root/include/airlock.h" "$dir/include/"

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The npm command's launcher overhead: CPU time (user + system, of every child) per
-# call of `airlock --version` through node_modules/.bin/airlock (npm's link to
-# npm/airlock-launcher.sh, which execs the platform package's binary) against the same
-# binary called directly. Interleaved A/B rounds in one run; reported, not gated.
+# call of `airlock --version` through node_modules/.bin/airlock (npm's link to the
+# package's bin/airlock) against the platform package's binary called directly.
+# bin/airlock is that binary itself when npm ran the postinstall (npm/install.cjs), and
+# the sh launcher (npm/airlock-launcher.sh, which execs it) under --ignore-scripts:
+# bench both by installing twice. Interleaved A/B rounds in one run; reported, not gated.
 #
 # Usage: scripts/release/bench-launcher.sh PROJECT [CALLS_PER_ROUND] [ROUNDS]
 #   PROJECT: a directory whose node_modules has airlock and airlock-linux-x64 installed
@@ -11,6 +13,7 @@ project="$(cd "$1" && pwd)" calls="${2:-300}" rounds="${3:-5}"
 launcher="$project/node_modules/.bin/airlock"
 bare="$(ls "$project"/node_modules/airlock-linux-*/bin/airlock | head -1)"
 [ -x "$launcher" ] && [ -x "$bare" ] || { echo "bench-launcher: no installed airlock in $project" >&2; exit 1; }
+if [ "$(head -c 2 "$launcher")" = '#!' ]; then echo "bin/airlock: the sh launcher"; else echo "bin/airlock: the native binary"; fi
 
 # cpu_ms CMD: total child CPU in ms of CALLS runs of `CMD --version`.
 cpu_ms() {

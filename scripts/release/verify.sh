@@ -43,7 +43,9 @@ grep -o 'airlock_[a-z0-9_]*(' "$root/include/airlock.h" | tr -d '(' | LC_ALL=C s
 runner=() cc="" exe="" shared="" cflags=(-std=c99 -Wall -Wextra -Werror -pedantic -I"$dir/include")
 case "$target" in
   x86_64-unknown-linux-gnu) cc=gcc shared=libairlock.so ;;
-  x86_64-unknown-linux-musl) cc=musl-gcc shared=libairlock.so ;;
+  # zig's cc for musl: it has musl's headers and libc for both architectures and the
+  # libunwind that Rust's musl static library needs (-lunwind below).
+  x86_64-unknown-linux-musl) cc="$ZIG_PATH/python-zig cc -target x86_64-linux-musl" shared=libairlock.so ;;
   aarch64-unknown-linux-gnu)
     cc=aarch64-linux-gnu-gcc shared=libairlock.so runner=(qemu-aarch64 -L /usr/aarch64-linux-gnu) ;;
   aarch64-unknown-linux-musl)
@@ -152,6 +154,20 @@ case "$target" in
     imports="$(llvm-objdump -p "$work/win/test_api-dll.exe" | awk '/DLL Name:/ { print $3 }' | tr '\n' ' ')"
     [[ "$imports" == *airlock.dll* ]] && pass "test_api-dll.exe imports airlock.dll ($imports)" || fail "test_api-dll.exe imports: $imports"
     progs=("$work/win/test_api-dll.exe" "$work/win/test_api-static.exe")
+    ;;
+  *-linux-musl)
+    # Static: Rust's musl std unwinds with LLVM's libunwind, which zig ships.
+    $cc "${cflags[@]}" -static "$src" "$dir/lib/libairlock.a" -lunwind -o "$work/test_api-static"
+    progs=("$work/test_api-static")
+    # The dynamic one needs musl's loader for the target's architecture, which a
+    # glibc machine has only with musl installed for it (Debian: x86-64 only).
+    loader=/lib/ld-musl-x86_64.so.1; [[ "$target" != aarch64-* ]] || loader=/lib/ld-musl-aarch64.so.1
+    if [ -e "$loader" ]; then
+      $cc "${cflags[@]}" "$src" "$dir/lib/libairlock.so" -Wl,-rpath,"$dir/lib" -o "$work/test_api-dynamic"
+      progs+=("$work/test_api-dynamic")
+    else
+      echo "skip [$target]: test_api-dynamic: no musl loader ($loader) on this machine; the static test ran"
+    fi
     ;;
   *)
     $cc "${cflags[@]}" "$src" -L"$dir/lib" -l:libairlock.so -Wl,-rpath,"$dir/lib" -o "$work/test_api-dynamic"
