@@ -47,7 +47,6 @@ const KNOWN_CIRCLES: &[(&[&str], &str)] = &[
         &["scan::strict_dense", "scan::strict_dense_x86"],
         "issue 29",
     ),
-    (&["strict::dense", "strict::keep"], "issue 29"),
 ];
 
 /// Imports from a module of the first set into one of the second that run back up a
