@@ -62,6 +62,7 @@ mod generic;
 // AVX2 scan's nibble lookups (no unsafe: AVX2 callers only).
 mod pairs;
 mod strict_dense;
+mod strict_patterns;
 mod swar;
 
 pub use backend::{Backend, backend_name};
@@ -73,7 +74,8 @@ pub use finder::{first_attention, first_attention_on};
 #[cfg(test)]
 pub(crate) use pairs::tests as refinement_tests;
 pub(crate) use pairs::{Builder as RefinementBuilder, Refinement};
-pub(crate) use strict_dense::{StrictKernel, StrictMasks};
+pub(crate) use strict_dense::StrictKernel;
+pub(crate) use strict_patterns::StrictMasks;
 #[cfg(test)]
 use {backend::*, finder::*};
 
