@@ -64,11 +64,12 @@ mod pairs;
 mod strict_dense;
 mod strict_patterns;
 mod swar;
+mod words;
 
+pub(crate) use backend::next_escape;
 pub use backend::{Backend, backend_name};
 pub(crate) use byteset::ByteSet;
 pub(crate) use drop::{DropBlock, DropPlan, DropRule, Dropper};
-pub(crate) use escapes::next_escape;
 pub(crate) use finder::{ATTENTION, Finder, Recorded, Scanner, char_at};
 pub use finder::{first_attention, first_attention_on};
 #[cfg(test)]

@@ -25,13 +25,12 @@ const KNOWN_CIRCLES: &[(&[&str], &str)] = &[(
     // The dispatch and the kernels it dispatches to name each other's types:
     // the token (`Backend`) holds the kernels' proofs (`Avx2`, `Neon`), the
     // kernels take a `Finder`, defined beside the `Scanner`, which takes a
-    // `Blocks`; step 1's dispatch (`escapes::next_escape`) sits beside its
-    // portable kernel. The generic kernels (`scan::generic`) are out of it.
+    // `Blocks`. The generic kernels (`scan::generic`) and step 1's portable
+    // stops (`scan::escapes`, its dispatch in `backend.rs`) are out of it.
     &[
         "scan::arch::aarch64::neon",
         "scan::backend",
         "scan::drop",
-        "scan::escapes",
         "scan::escapes_x86",
         "scan::finder",
         "scan::portable",
