@@ -62,18 +62,21 @@ mod generic;
 // AVX2 scan's nibble lookups (no unsafe: AVX2 callers only).
 mod pairs;
 mod strict_dense;
+mod strict_patterns;
 mod swar;
+mod words;
 
+pub(crate) use backend::next_escape;
 pub use backend::{Backend, backend_name};
 pub(crate) use byteset::ByteSet;
 pub(crate) use drop::{DropBlock, DropPlan, DropRule, Dropper};
-pub(crate) use escapes::next_escape;
 pub(crate) use finder::{ATTENTION, Finder, Recorded, Scanner, char_at};
 pub use finder::{first_attention, first_attention_on};
 #[cfg(test)]
 pub(crate) use pairs::tests as refinement_tests;
 pub(crate) use pairs::{Builder as RefinementBuilder, Refinement};
-pub(crate) use strict_dense::{StrictKernel, StrictMasks};
+pub(crate) use strict_dense::StrictKernel;
+pub(crate) use strict_patterns::StrictMasks;
 #[cfg(test)]
 use {backend::*, finder::*};
 

@@ -373,6 +373,37 @@ impl Backend {
     }
 }
 
+/// Step 1's stops (`escapes.rs`): the first position at or after `from` holding ESC,
+/// or 0xC2 followed by a byte in 0x90–0x9F (a superset of step 1's introducers; the
+/// caller tells them apart).
+/// `None` when there is none. A 0xC2 that is the last byte is not reported (it
+/// introduces nothing).
+#[inline]
+pub(crate) fn next_escape(bytes: &[u8], from: usize, backend: Backend) -> Option<usize> {
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+    if let Some(cpu) = backend.avx2 {
+        return super::escapes_x86::next_escape_avx2(bytes, from, cpu);
+    }
+    #[cfg(all(
+        target_arch = "aarch64",
+        target_feature = "neon",
+        not(feature = "portable-only")
+    ))]
+    if let Blocks::Neon(cpu) = backend.blocks {
+        return super::arch::aarch64::neon::next_escape(bytes, from, cpu);
+    }
+    #[cfg(not(any(
+        all(target_arch = "x86_64", not(feature = "portable-only")),
+        all(
+            target_arch = "aarch64",
+            target_feature = "neon",
+            not(feature = "portable-only")
+        )
+    )))]
+    let _ = backend;
+    super::escapes::next_escape_memchr(bytes, from)
+}
+
 /// The scan backend this CPU uses (for benchmark reports).
 pub fn backend_name() -> &'static str {
     Backend::best().scan_name()

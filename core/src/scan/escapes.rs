@@ -7,48 +7,19 @@
 //! x86 form is `escapes_x86.rs` (AVX2, its last bytes by SWAR), the NEON form the generic
 //! one (`generic/escapes.rs`, 64 positions a step); the portable form is
 //! `memchr2` passing over the other 0xC2s. All are tested against the definition.
+//! The choice among them is `backend.rs`'s (`next_escape`); this file holds the
+//! definition and the portable forms, and imports no kernel.
 
-use super::backend::Backend;
-use super::swar::{HI, LO7};
+use super::words::{HI, LO7};
 
 const ESC: u8 = 0x1B;
 
-/// The first position at or after `from` holding ESC, or 0xC2 followed by a byte in
-/// 0x90–0x9F (a superset of step 1's introducers; the caller tells them apart).
-/// `None` when there is none. A 0xC2 that is the last byte is not reported (it
-/// introduces nothing).
-#[inline]
-pub(crate) fn next_escape(bytes: &[u8], from: usize, backend: Backend) -> Option<usize> {
-    #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
-    if let Some(cpu) = backend.avx2 {
-        return super::escapes_x86::next_escape_avx2(bytes, from, cpu);
-    }
-    #[cfg(all(
-        target_arch = "aarch64",
-        target_feature = "neon",
-        not(feature = "portable-only")
-    ))]
-    if let super::backend::Blocks::Neon(cpu) = backend.blocks {
-        return super::arch::aarch64::neon::next_escape(bytes, from, cpu);
-    }
-    #[cfg(not(any(
-        all(target_arch = "x86_64", not(feature = "portable-only")),
-        all(
-            target_arch = "aarch64",
-            target_feature = "neon",
-            not(feature = "portable-only")
-        )
-    )))]
-    let _ = backend;
-    next_escape_memchr(bytes, from)
-}
-
-/// [`next_escape`] by `memchr2` on ESC and 0xC2, passing over the 0xC2s that begin
+/// Step 1's stops by `memchr2` on ESC and 0xC2, passing over the 0xC2s that begin
 /// no introducer: the portable form. The SWAR form ([`next_escape_swar`], eight
 /// positions a step) is a third as fast as `memchr`'s own vectors over clean text
 /// (`--features portable-only`, strict strip clean 4.2 → 1.3 GB/s), so it only
 /// finishes the vector forms' last bytes.
-fn next_escape_memchr(bytes: &[u8], from: usize) -> Option<usize> {
+pub(super) fn next_escape_memchr(bytes: &[u8], from: usize) -> Option<usize> {
     let mut p = from;
     loop {
         let at = p.saturating_add(memchr::memchr2(ESC, 0xC2, bytes.get(p..)?)?);
@@ -91,7 +62,7 @@ fn stop_at(bytes: &[u8], at: usize) -> bool {
     }
 }
 
-/// [`next_escape`] by SWAR: eight positions a step, each word paired with the word
+/// Step 1's stops by SWAR: eight positions a step, each word paired with the word
 /// one byte further (its second bytes).
 #[cfg_attr(
     not(any(
@@ -125,7 +96,7 @@ pub(super) fn next_escape_swar(bytes: &[u8], from: usize) -> Option<usize> {
     next_escape_tail(bytes, p)
 }
 
-/// [`next_escape`] a byte at a time, for the last few bytes.
+/// Step 1's stops a byte at a time, for the last few bytes.
 #[cfg_attr(
     not(any(
         test,
@@ -145,6 +116,7 @@ fn next_escape_tail(bytes: &[u8], from: usize) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::backend::{Backend, next_escape};
     use super::*;
     use std::vec::Vec;
 

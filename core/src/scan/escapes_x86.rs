@@ -9,7 +9,7 @@ use core::arch::x86_64::{
 use super::escapes::next_escape_swar;
 use super::x86::Avx2;
 
-/// [`super::escapes::next_escape`] with AVX2.
+/// [`super::backend::next_escape`] with AVX2.
 #[inline]
 pub(super) fn next_escape_avx2(bytes: &[u8], from: usize, _cpu: Avx2) -> Option<usize> {
     // SAFETY: the CPU has AVX2 (an `Avx2` exists only once detected).

@@ -11,7 +11,7 @@ use core::arch::x86_64::{
     _mm512_movepi8_mask, _mm512_set1_epi8, _mm512_sub_epi8, _pdep_u64, _pext_u64,
 };
 
-use super::strict_dense::{DROP_PATTERNS, INERT_PATTERNS, StrictMasks, WINDOW};
+use super::strict_patterns::{DROP_PATTERNS, INERT_PATTERNS, StrictMasks, WINDOW};
 use super::x86::{Bmi2, Vbmi2};
 use crate::rules::Seq;
 

@@ -1,9 +1,7 @@
 //! The portable block scan: SWAR over `u64` words.
 
 use super::finder::Finder;
-
-pub(super) const LO7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-pub(super) const HI: u64 = 0x8080_8080_8080_8080;
+use super::words::{HI, LO7};
 
 /// 0x80 in each byte of `x` that is a candidate of `f`, 0 elsewhere. Exact per byte:
 /// no carry crosses a byte (each sum stays below 0x100).

@@ -1,8 +1,9 @@
 //! Strict machine-value checks and the strict classification (PROFILE-STRICT §7): a
 //! value is rejected for any member of D that §2 would not keep.
 
-use super::keep::{JOIN_T_MAX, KeepSink, Keeper};
+use super::keep::{JOIN_T_MAX, Keeper};
 use super::matcher::Matcher;
+use super::sink::KeepSink;
 use crate::class::is_control;
 use crate::forgery::LiteralSet;
 use crate::reject::{Reason, Rejection};

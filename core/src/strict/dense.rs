@@ -14,7 +14,7 @@
 //! bytes.
 
 use super::class::{in_drop_set_fast, is_inert, is_keepable};
-use super::keep::KeepSink;
+use super::sink::KeepSink;
 use crate::scan::{Backend, StrictKernel, StrictMasks};
 use crate::truncate::floor_char_boundary;
 

@@ -13,6 +13,7 @@ use super::class::{
     in_drop_set_fast, is_inert, is_keepable, is_keycap_base, is_text_base, is_virama, joining_type,
 };
 use super::dense::drop_dense;
+use super::sink::KeepSink;
 use crate::scan::{Backend, ByteSet, Finder, Refinement, Scanner};
 
 /// The most transparent (Joining_Type T) code points RFC 5892 A.1's context may span on
@@ -30,36 +31,6 @@ const ZWNJ: u32 = 0x200C;
 const ZWJ: u32 = 0x200D;
 const VS15: u32 = 0xFE0E;
 const VS16: u32 = 0xFE0F;
-
-/// Where step 2 puts its results.
-pub(crate) trait KeepSink {
-    /// Whether the sink wants [`KeepSink::dropped`] calls (the dense path skips
-    /// them otherwise).
-    const DROPS: bool = false;
-    /// Whether what the sink gathers ([`KeepSink::room`]) goes where step 3's
-    /// controls (C0 but TAB and LF, DEL, C1) are dropped anyway (sanitize's matcher):
-    /// the dense path then leaves them out of the gathered bytes.
-    const DROPS_CONTROLS: bool = false;
-    /// Kept text, in order.
-    fn text(&mut self, s: &str);
-    /// A member of D was dropped at byte `at` of the input.
-    fn dropped(&mut self, at: usize, c: char) {
-        let _ = (at, c);
-    }
-    /// Space for at least `need` kept bytes that the dense path may write into
-    /// directly (then reports them with [`KeepSink::gathered`]), or `None` to be
-    /// handed the kept runs with [`KeepSink::text`]. Between dense members of D the
-    /// runs are a byte each, and a hand-off per byte costs more than the byte.
-    fn room(&mut self, need: usize) -> Option<&mut [u8]> {
-        let _ = need;
-        None
-    }
-    /// `n` kept bytes (whole code points) were written at the start of the space
-    /// [`KeepSink::room`] gave.
-    fn gathered(&mut self, n: usize) {
-        let _ = n;
-    }
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Fate {

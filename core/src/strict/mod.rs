@@ -19,6 +19,7 @@ mod escape;
 mod keep;
 mod matcher;
 mod prose;
+mod sink;
 // Generated (scripts/gen-tables.sh): left as the generator writes it.
 #[rustfmt::skip]
 mod tables;

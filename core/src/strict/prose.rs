@@ -7,8 +7,9 @@ use core::fmt::{self, Write};
 
 use super::check::{RULE_REACH, is_dropped_at};
 use super::escape::Escapes;
-use super::keep::{KeepSink, Keeper};
+use super::keep::Keeper;
 use super::matcher::{Matcher, Out};
+use super::sink::KeepSink;
 use super::trail::Trail;
 use crate::forgery::LiteralSet;
 use crate::prose::{Prose, ProseError, StreamError, TruncationNote, stream_buffer_len};

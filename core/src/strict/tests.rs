@@ -830,7 +830,7 @@ proptest! {
 }
 
 /// [`run_matcher`] over `text` without the controls step 3 drops (as the dense path
-/// gathers sanitize's batch: [`super::keep::KeepSink::DROPS_CONTROLS`]).
+/// gathers sanitize's batch: [`super::sink::KeepSink::DROPS_CONTROLS`]).
 fn run_matcher_without_controls(
     m: super::matcher::Matcher<'_>,
     text: &str,
