@@ -49,6 +49,9 @@ mkdir -p "$cache"
 # Tooling venv (PYTHON_VENV, default python/target/venv, ignored by git): kept between runs; rebuilt when
 # the pins change.
 venv="${PYTHON_VENV:-$cache/venv}"
+# Absolute: the tests run from the work dir, where a relative path would not resolve.
+mkdir -p "$(dirname "$venv")"
+venv="$(cd "$(dirname "$venv")" && pwd)/$(basename "$venv")"
 stamp="$(cat "$root/python/requirements-dev.txt" "$root/python/requirements-spark.txt" | sha256sum | cut -c1-16)"
 pin() { grep "^$1==" "$root/python/requirements-dev.txt"; }
 pip_q=(--quiet --disable-pip-version-check)

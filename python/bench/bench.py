@@ -5,7 +5,10 @@
 2. Batch throughput: sanitize_batch / strip_batch over a pyarrow array against core's
    loop over the same rows (examples/core_throughput.rs), one thread and all cores.
 3. Spark rows/s: mapInArrow and the Arrow UDFs against a plain Python UDF running
-   llm-guard's algorithm, at local[1] and local[2], in one run.
+   llm-guard's algorithm, at local[1] and local[2], in one run; and the no-op floor:
+   a mapInArrow and an arrow_udf that return their input, so what is Spark's own
+   per-row cost (JVM, Arrow, the worker socket) is told from what is airlock's. Wall
+   time and the CPU time of the JVM's process tree (the Python workers included).
 """
 
 from __future__ import annotations
@@ -119,53 +122,131 @@ def batch_vs_core(rows, core_bin, rounds):
     os.unlink(path)
 
 
-def spark_bench(rows, rounds):
+def _tree_cpu(root_pid):
+    """CPU seconds (user + system) of ``root_pid`` and every live process under it,
+    plus what its reaped children used: in local mode the JVM is the root and the
+    Python workers are its descendants. Read from /proc; None where there is no /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    parent, cpu = {}, {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return None
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # The command name (field 2) may hold spaces: split after its closing paren.
+        fields = stat[stat.rfind(")") + 2:].split()
+        pid = int(name)
+        parent[pid] = int(fields[1])
+        utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
+        cpu[pid] = (utime + stime, cutime + cstime)
+    if root_pid not in cpu:
+        return None
+    total = 0
+    for pid, (own, reaped) in cpu.items():
+        p = pid
+        while p in parent and p != root_pid and p > 1:
+            p = parent[p]
+        if p == root_pid:
+            total += own + reaped
+    return total / tick
+
+
+def spark_bench(rows, rounds, arrow_batch):
+    import pyarrow.parquet as pq
     from pyspark import cloudpickle
     from pyspark.sql import SparkSession
-    from pyspark.sql.functions import udf
+    from pyspark.sql.functions import arrow_udf, udf
     from pyspark.sql.types import StringType
 
     from airlock import spark as aspark
 
     # The workers cannot import the bench's helper module by name: ship it by value.
     cloudpickle.register_pickle_by_value(pure_python)
-    print(f"\n## Spark rows/s ({len(rows)} rows; median of {rounds} interleaved rounds; write.format('noop'))")
+    print(f"\n## Spark rows/s ({len(rows)} rows, {sum(map(len, rows)) / len(rows):.0f} chars a row; "
+          f"maxRecordsPerBatch {arrow_batch}; median of {rounds} interleaved rounds; write.format('noop'))")
     table = pa.table({"id": pa.array(range(len(rows)), pa.int64()), "text": pa.array(rows)})
+    # Through a Parquet file, not createDataFrame(table), which ships the whole table to
+    # the JVM as one task (minutes at 1,000,000 rows). Uncompressed: snappy-java picks a
+    # musl build of its native library here.
+    tmp = tempfile.TemporaryDirectory()
+    path = pathlib.Path(tmp.name) / "rows.parquet"
+    pq.write_table(table, path, row_group_size=max(1, len(rows) // 8), compression="none")
     os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+
+    def passthrough(batches):
+        yield from batches
+
+    def same(texts):  # type: ignore[no-untyped-def]
+        return texts
+
+    same.__annotations__ = {"texts": pa.Array, "return": pa.Array}
+    noop_udf = arrow_udf(same, StringType())
+    plain = udf(pure_python.strip, StringType(), useArrow=False)
+    PLAIN, NOOP = "plain Python UDF, llm-guard algorithm", "no-op mapInArrow (returns its input)"
     results = {}
     for master in ("local[1]", "local[2]"):
         s = (
             SparkSession.builder.master(master).appName("airlock-bench")
             .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
             .config("spark.ui.enabled", "false").config("spark.sql.execution.arrow.pyspark.enabled", "true")
+            .config("spark.sql.execution.arrow.maxRecordsPerBatch", str(arrow_batch))
             .config("spark.driver.memory", "2g").getOrCreate()
         )
+        jvm_pid = int(s.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
         parts = int(master[6:-1]) * 2
-        df = s.createDataFrame(table).repartition(parts).cache()
+        df = s.read.parquet(str(path)).repartition(parts).cache()
         df.count()
-        plain = udf(pure_python.strip, StringType(), useArrow=False)
         cases = {
+            NOOP: lambda: df.mapInArrow(passthrough, df.schema),
+            "no-op arrow_udf (returns its input)": lambda: df.select(noop_udf("text")),
             "mapInArrow sanitize_batch (airlock)": lambda: aspark.sanitize_dataframe(df, "text", field=FIELD, max_bytes=CAP),
+            "mapInArrow sanitize_batch, no reason column": lambda: aspark.sanitize_dataframe(
+                df, "text", field=FIELD, max_bytes=CAP, reason_column=None),
+            "mapInArrow sanitize_batch, threads=all cores": lambda: aspark.sanitize_dataframe(
+                df, "text", field=FIELD, max_bytes=CAP, threads=None),
             "arrow_udf sanitize_batch (airlock)": lambda: df.select(aspark.sanitize_arrow_udf(field=FIELD, max_bytes=CAP)("text")),
             "Python UDF useArrow=True (airlock)": lambda: df.select(aspark.sanitize_udf(field=FIELD, max_bytes=CAP)("text")),
-            "plain Python UDF, llm-guard algorithm": lambda: df.select(plain("text")),
+            PLAIN: lambda: df.select(plain("text")),
         }
         # One untimed pass each: Python workers start and the cache is read once.
         for make in cases.values():
             make().write.format("noop").mode("overwrite").save()
-        times = {k: [] for k in cases}
+        wall = {k: [] for k in cases}
+        cpu = {k: [] for k in cases}
         for _ in range(rounds):
             for k, make in cases.items():
-                t = time.perf_counter()
+                c, t = _tree_cpu(jvm_pid), time.perf_counter()
                 make().write.format("noop").mode("overwrite").save()
-                times[k].append(time.perf_counter() - t)
-        results[master] = {k: statistics.median(v) for k, v in times.items()}
+                wall[k].append(time.perf_counter() - t)
+                c2 = _tree_cpu(jvm_pid)
+                if c is not None and c2 is not None:
+                    cpu[k].append(c2 - c)
+        print(f"  ({master} done at {load()})", flush=True)
+        results[master] = {k: (statistics.median(wall[k]), statistics.median(cpu[k]) if cpu[k] else None) for k in cases}
         df.unpersist()
         s.stop()
-    for master, times in results.items():
-        base = times["plain Python UDF, llm-guard algorithm"]
-        for k, v in times.items():
-            print(f"  {master} {k:40s} {len(rows) / v:10.0f} rows/s   {base / v:5.1f}x the plain Python UDF (target >= 20x)")
+    tmp.cleanup()
+    print(f"  {'':50s} {'wall rows/s':>11s} {'CPU rows/s':>11s}   vs the plain Python UDF (wall; CPU)")
+    for master, res in results.items():
+        pw, pc = res[PLAIN]
+        for k, (w, c) in res.items():
+            cs = f"{len(rows) / c:11.0f}" if c else f"{'-':>11s}"
+            cr = f"{pc / c:5.1f}x" if c and pc else "   - "
+            print(f"  {master} {k:41s} {len(rows) / w:11.0f} {cs}   {pw / w:5.1f}x; {cr} (target >= 20x)")
+        nw, nc = res[NOOP]
+        aw, ac = res["mapInArrow sanitize_batch (airlock)"]
+        print(f"  {master} the no-op floor: at most {pw / nw:.1f}x wall ({pc / nc:.1f}x CPU) is reachable by any "
+              f"mapInArrow here; airlock's mapInArrow reaches {nw / aw:.0%} of the floor's speed wall "
+              f"({nc / ac:.0%} CPU); airlock's own cost over the floor "
+              f"{(aw - nw) / len(rows) * 1e6:.1f} µs wall, {(ac - nc) / len(rows) * 1e6:.1f} µs CPU a row")
 
 
 def load():
@@ -174,18 +255,25 @@ def load():
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--core-bin", required=True)
+    ap.add_argument("--core-bin")
     ap.add_argument("--rows", type=int, default=200_000)
     ap.add_argument("--spark-rows", type=int, default=200_000)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--no-spark", action="store_true")
+    ap.add_argument("--spark-only", action="store_true")
+    # Spark's default is 10,000; larger batches spread each batch's fixed cost (the
+    # worker round trip, the Arrow schema, the function call) over more rows.
+    ap.add_argument("--arrow-batch", type=int, default=10_000, help="spark.sql.execution.arrow.maxRecordsPerBatch")
     a = ap.parse_args()
-    rows = mixed_text.rows(a.rows)
+    if not a.spark_only and not a.core_bin:
+        ap.error("--core-bin is needed unless --spark-only")
     print(f"airlock {airlock.VERSION} from {airlock.__file__}; {os.cpu_count()} CPUs; at start: {load()}")
-    per_call(rows[:20_000], a.rounds)
-    batch_vs_core(rows, a.core_bin, a.rounds)
+    if not a.spark_only:
+        rows = mixed_text.rows(a.rows)
+        per_call(rows[:20_000], a.rounds)
+        batch_vs_core(rows, a.core_bin, a.rounds)
     if not a.no_spark:
-        spark_bench(mixed_text.rows(a.spark_rows, seed=31), a.rounds)
+        spark_bench(mixed_text.rows(a.spark_rows, seed=31), a.rounds, a.arrow_batch)
     print(f"\nat the end: {load()}")
 
 
