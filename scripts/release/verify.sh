@@ -55,6 +55,17 @@ case "$target" in
   *) echo "verify.sh: unknown target $target" >&2; exit 2 ;;
 esac
 export WINEDEBUG=-all WINEPREFIX="${WINEPREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/airlock/wine}"
+if [[ "$target" == *-windows-* ]]; then
+  # wine 8 has no bcryptprimitives.dll, whose ProcessPrng Rust's std (>= 1.78) imports:
+  # a stand-in built here (wine-bcryptprimitives.c), on wine's DLL path for this run
+  # only and preferred over any builtin; it never goes into the release.
+  mkdir -p "$work/wine-dll"
+  x86_64-w64-mingw32-gcc -std=c99 -Wall -Wextra -Werror -O2 -shared \
+    -o "$work/wine-dll/bcryptprimitives.dll" "$root/scripts/release/wine-bcryptprimitives.c" -ladvapi32
+  wineboot -i >/dev/null 2>&1 || true
+  WINEPATH="$(winepath -w "$work/wine-dll" 2>/dev/null)"
+  export WINEPATH WINEDLLOVERRIDES="bcryptprimitives=n,b"
+fi
 
 # --- Mach-O: inspect --------------------------------------------------------------------
 if [[ "$target" == *-apple-darwin ]]; then
