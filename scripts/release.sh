@@ -111,6 +111,30 @@ build() {
 # Whether a target's toolchain is the llvm one (strip etc.) or GNU binutils.
 strip_static() { llvm-strip --strip-debug "$1"; }
 
+# relink_dylib TARGET STATICLIB OUT: libairlock.dylib linked again, from the static
+# library, by rustup's own lld as ld64 (rust-lld -flavor darwin) against zig's
+# libSystem stub. zig's Mach-O linker drops rustc's -exported_symbols_list, so the
+# dylib cargo-zigbuild links exports every Rust symbol (1885 where the header has 41)
+# and names itself by its build path; ld64.lld honours the list (exactly the header's
+# functions), dead-strips what they do not reach, and takes an @rpath install name.
+relink_dylib() {
+  local target="$1" archive="$2" to="$3" arch min
+  case "$target" in
+    aarch64-apple-darwin) arch=arm64 min="$MACOSX_DEPLOYMENT_TARGET_aarch64" ;;
+    x86_64-apple-darwin) arch=x86_64 min="$MACOSX_DEPLOYMENT_TARGET_x86_64" ;;
+  esac
+  local lld libsystem list
+  lld="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin/rust-lld"
+  libsystem="$("$ZIG_PATH/python-zig" env | sed -n 's/^ *\.lib_dir = "\(.*\)",$/\1/p')/libc/darwin"
+  [ -x "$lld" ] && [ -e "$libsystem/libSystem.tbd" ] || { log "relink_dylib: no $lld or $libsystem/libSystem.tbd"; return 1; }
+  list="$(mktemp)"
+  grep -o 'airlock_[a-z0-9_]*(' "$root/include/airlock.h" | tr -d '(' | LC_ALL=C sort -u | sed 's/^/_/' >"$list"
+  "$lld" -flavor darwin -arch "$arch" -dylib -platform_version macos "$min" "$min" \
+    -install_name @rpath/libairlock.dylib -exported_symbols_list "$list" -dead_strip -x \
+    -u _airlock_version -o "$to" "$archive" -L"$libsystem" -lSystem
+  rm -f "$list"
+}
+
 # The directory of one target, laid out as above.
 stage() {
   local target="$1" name="airlock-$version-$1"
@@ -135,6 +159,7 @@ stage() {
   mkdir -p "$dir/bin" "$dir/lib" "$dir/include"
   cp "$rel/airlock$exe" "$dir/bin/"
   for f in "${shared[@]}"; do cp "$shared_rel/$f" "$dir/lib/"; done
+  [[ "$target" != *-apple-darwin ]] || relink_dylib "$target" "$shared_rel/libairlock.a" "$dir/lib/libairlock.dylib"
   # The static library comes from where airlock-ffi was built (shared-libc on musl).
   cp "$shared_rel/libairlock.a" "$dir/lib/"
   strip_static "$dir/lib/libairlock.a"

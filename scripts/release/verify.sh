@@ -55,6 +55,17 @@ case "$target" in
   *) echo "verify.sh: unknown target $target" >&2; exit 2 ;;
 esac
 export WINEDEBUG=-all WINEPREFIX="${WINEPREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/airlock/wine}"
+if [[ "$target" == *-windows-* ]]; then
+  # wine 8 has no bcryptprimitives.dll, whose ProcessPrng Rust's std (>= 1.78) imports:
+  # a stand-in built here (wine-bcryptprimitives.c), on wine's DLL path for this run
+  # only and preferred over any builtin; it never goes into the release.
+  mkdir -p "$work/wine-dll"
+  x86_64-w64-mingw32-gcc -std=c99 -Wall -Wextra -Werror -O2 -shared \
+    -o "$work/wine-dll/bcryptprimitives.dll" "$root/scripts/release/wine-bcryptprimitives.c" -ladvapi32
+  wineboot -i >/dev/null 2>&1 || true
+  WINEPATH="$(winepath -w "$work/wine-dll" 2>/dev/null)"
+  export WINEPATH WINEDLLOVERRIDES="bcryptprimitives=n,b"
+fi
 
 # --- Mach-O: inspect --------------------------------------------------------------------
 if [[ "$target" == *-apple-darwin ]]; then
@@ -62,7 +73,8 @@ if [[ "$target" == *-apple-darwin ]]; then
   want_min=11.0; [ "$arch" = x86_64 ] && want_min=10.12
   for f in bin/airlock lib/libairlock.dylib; do
     info="$(llvm-objdump --macho --private-headers "$dir/$f")"
-    got_arch="$(llvm-objdump --macho --private-headers "$dir/$f" | awk '/magic/ { getline; print $2; exit }')"
+    # From the saved text: awk exiting early would SIGPIPE llvm-objdump (pipefail).
+    got_arch="$(awk '/magic/ { getline; print $2; exit }' <<<"$info")"
     case "$arch:$got_arch" in
       arm64:ARM64 | x86_64:X86_64) pass "$f is Mach-O $arch" ;;
       *) fail "$f: cputype $got_arch, want $arch" ;;
@@ -72,8 +84,19 @@ if [[ "$target" == *-apple-darwin ]]; then
                 /cmd LC_VERSION_MIN_MACOSX/ { m = 1 } m && /version/ { print $2; exit }' <<<"$info")"
     [ "$min" = "$want_min" ] && pass "$f: minimum macOS $min" || fail "$f: minimum macOS '$min', want $want_min"
     libs="$(llvm-objdump --macho --dylibs-used "$dir/$f" | tail -n +2 | awk '{ print $1 }' | grep -v '/libairlock' || true)"
-    strays="$(grep -v '^/usr/lib/libSystem.B.dylib$' <<<"$libs" || true)"
-    [ -z "$strays" ] && [ -n "$libs" ] && pass "$f links libSystem only" || fail "$f links: $libs"
+    # The CLI also links libiconv (and zig's stub of it, libcharset): Rust's std asks
+    # for -liconv on every Apple target, and zig's linker keeps a library nothing
+    # uses (no -dead_strip_dylibs). Both are in every macOS's /usr/lib; the check
+    # names them rather than failing, and fails on anything else. The dylib, which
+    # release.sh relinks with ld64.lld, links libSystem alone.
+    allowed='^/usr/lib/libSystem.B.dylib$'
+    [ "$f" != bin/airlock ] || allowed='^/usr/lib/(libSystem.B|libiconv.2|libcharset.1).dylib$'
+    strays="$(grep -Ev "$allowed" <<<"$libs" || true)"
+    if [ -z "$strays" ] && grep -qx /usr/lib/libSystem.B.dylib <<<"$libs"; then
+      pass "$f links $(tr '\n' ' ' <<<"$libs")(libSystem$([ "$f" != bin/airlock ] || echo ', and the libiconv std asks for'))"
+    else
+      fail "$f links: $libs"
+    fi
   done
   llvm-nm --extern-only --defined-only "$dir/lib/libairlock.dylib" | awk '{ print $3 }' \
     | sed 's/^_//' | LC_ALL=C sort -u >"$work/exports"
