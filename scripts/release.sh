@@ -129,9 +129,13 @@ relink_dylib() {
   [ -x "$lld" ] && [ -e "$libsystem/libSystem.tbd" ] || { log "relink_dylib: no $lld or $libsystem/libSystem.tbd"; return 1; }
   list="$(mktemp)"
   grep -o 'airlock_[a-z0-9_]*(' "$root/include/airlock.h" | tr -d '(' | LC_ALL=C sort -u | sed 's/^/_/' >"$list"
+  # -u for every export: lld takes an archive member only for an undefined symbol,
+  # and the export list alone makes none.
+  local undefined=()
+  while read -r sym; do undefined+=(-u "$sym"); done <"$list"
   "$lld" -flavor darwin -arch "$arch" -dylib -platform_version macos "$min" "$min" \
     -install_name @rpath/libairlock.dylib -exported_symbols_list "$list" -dead_strip -x \
-    -u _airlock_version -o "$to" "$archive" -L"$libsystem" -lSystem
+    "${undefined[@]}" -o "$to" "$archive" -L"$libsystem" -lSystem
   rm -f "$list"
 }
 

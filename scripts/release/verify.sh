@@ -62,9 +62,14 @@ if [[ "$target" == *-windows-* ]]; then
   mkdir -p "$work/wine-dll"
   x86_64-w64-mingw32-gcc -std=c99 -Wall -Wextra -Werror -O2 -shared \
     -o "$work/wine-dll/bcryptprimitives.dll" "$root/scripts/release/wine-bcryptprimitives.c" -ladvapi32
-  wineboot -i >/dev/null 2>&1 || true
-  WINEPATH="$(winepath -w "$work/wine-dll" 2>/dev/null)"
-  export WINEPATH WINEDLLOVERRIDES="bcryptprimitives=n,b"
+  # A new prefix says so on stderr at its first run: made here, before any check.
+  [ -d "$WINEPREFIX" ] || wineboot -i >/dev/null 2>&1 || true
+  # Z: is the prefix's drive for / (wine's default); no wine call, so nothing to fail.
+  export WINEPATH="Z:${work//\//\\}\\wine-dll" WINEDLLOVERRIDES="bcryptprimitives=n,b"
+  # Fail once, plainly, rather than on every vector, if the CLI does not start.
+  wine "$dir/bin/airlock.exe" --version >"$work/wine-version.log" 2>&1 ||
+    { echo "verify.sh: $dir/bin/airlock.exe does not start under wine (exit $?, WINEPATH=$WINEPATH):" >&2
+      cat "$work/wine-version.log" >&2; exit 1; }
 fi
 
 # --- Mach-O: inspect --------------------------------------------------------------------
