@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use regex_automata::meta;
+use regex_automata::nfa::thompson::WhichCaptures;
 use regex_automata::util::syntax;
 use regex_automata::{Input, MatchKind};
 use serde::Deserialize;
@@ -86,16 +87,20 @@ const MAX_WINDOW_MINUTES: f64 = 7.0 * 24.0 * 60.0;
 /// configured as `regex::RegexBuilder` configures it: leftmost-first, UTF-8, Unicode,
 /// the same size limits), so every pattern matches exactly what `regex::Regex` matches.
 ///
-/// What differs is what is built besides the matcher, by what the pattern searches.
-/// The hook is one process per call and compiles the whole configuration every time;
-/// a tool-name pattern searches one name of a few dozen bytes, which the bounded
-/// backtracker walks in well under a microsecond, so it is built without the literal
-/// prefilter and the lazy DFA. Extracting a prefilter's literals from the gated
-/// patterns' case-insensitive alternations, building its Aho-Corasick automaton and
-/// the DFA's reverse NFA was most of a call's instructions (callgrind on the 10 KB
-/// HTML mail of `scripts/bench-send-gate.sh`, `cli/SEND_GATE.md` "Cost"). Text
-/// patterns keep both: without them a mail with one non-ASCII letter falls back
-/// from the DFA (Unicode `\b`) to the PikeVM over the whole text, twice the cost.
+/// What differs is what is built besides the matcher. The hook is one process per
+/// call and compiles the whole configuration every time (callgrind on the 10 KB HTML
+/// mail of `scripts/bench-send-gate.sh`: 80 % of a call was regex compilation,
+/// `cli/SEND_GATE.md` "Cost"), and the gate never asks for a capture group, so:
+/// * no capture slots but the whole match's, and no lazy DFA (which needs a reverse
+///   NFA to find where a match starts): the bounded backtracker or the PikeVM, from
+///   each prefilter candidate, walks the gate's few kilobytes in less time than the
+///   reverse NFA takes to compile;
+/// * a tool-name pattern searches one name of a few dozen bytes and is built without
+///   the literal prefilter: extracting its literals from the gated patterns'
+///   case-insensitive alternations and building their Aho-Corasick automaton cost
+///   more than any search it could speed up;
+/// * a text pattern keeps its prefilter: without it a text with one non-ASCII letter
+///   is walked whole by the PikeVM (Unicode `\b`), which more than doubled a call.
 #[derive(Debug, Clone)]
 pub(crate) struct Pattern {
     regex: meta::Regex,
@@ -112,9 +117,12 @@ impl Pattern {
             .nfa_size_limit(Some(NFA_SIZE_LIMIT))
             .hybrid_cache_capacity(HYBRID_CACHE_CAPACITY)
             .match_kind(MatchKind::LeftmostFirst)
-            .utf8_empty(true);
+            .utf8_empty(true)
+            .which_captures(WhichCaptures::Implicit)
+            .hybrid(false)
+            .dfa(false);
         if haystack == Haystack::ToolName {
-            config = config.auto_prefilter(false).hybrid(false).dfa(false);
+            config = config.auto_prefilter(false);
         }
         let syntax = syntax::Config::new()
             .utf8(true)
