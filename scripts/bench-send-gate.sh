@@ -12,6 +12,11 @@
 #     each (default 200). Prints, per fixture, the median over rounds of each round's
 #     median, in µs. Goal: the 10 KB HTML mail in at most 2 ms.
 #
+#   scripts/bench-send-gate.sh fixtures DIR
+#     Writes the fixtures to DIR (one tool call per file), for a profiler:
+#     valgrind --tool=callgrind target/release/examples/send_gate_cpu \
+#       cli/send-gate.example.json STATE 20 DIR/html-10k.json
+#
 #   scripts/bench-send-gate.sh latency [CALLS] [BINARY]
 #     Wall-clock latency of `airlock hook send-gate` as Claude Code runs it: process start,
 #     reading one call, the decision, the ledger. Goal: under 4 ms per call.
@@ -168,6 +173,7 @@ latency() {
 case $mode in
     cpu) cpu "$@" ;;
     latency) latency "$@" ;;
-    -h | --help) sed -n '2,18p' "$0" ;;
-    *) echo "usage: $0 cpu [ROUNDS] [CALLS] [BASE] | latency [CALLS] [BINARY]" >&2; exit 2 ;;
+    fixtures) fixtures "${1:?usage: $0 fixtures DIR}" ;;
+    -h | --help) sed -n '2,23p' "$0" ;;
+    *) echo "usage: $0 cpu [ROUNDS] [CALLS] [BASE] | latency [CALLS] [BINARY] | fixtures DIR" >&2; exit 2 ;;
 esac

@@ -5,7 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use regex::{Regex, RegexBuilder};
+use regex_automata::meta;
+use regex_automata::nfa::thompson::WhichCaptures;
+use regex_automata::util::syntax;
+use regex_automata::{Input, MatchKind};
 use serde::Deserialize;
 
 /// The file as written. Unknown keys are an error: a misspelt key would
@@ -80,17 +83,99 @@ const DEFAULT_CURRENCY_MAX_AGE_MINUTES: f64 = 30.0;
 /// A freshness window beyond a week is a configuration mistake, not a policy.
 const MAX_WINDOW_MINUTES: f64 = 7.0 * 24.0 * 60.0;
 
+/// A compiled pattern: the engine of the `regex` crate (regex-automata's meta regex,
+/// configured as `regex::RegexBuilder` configures it: leftmost-first, UTF-8, Unicode,
+/// the same size limits), so every pattern matches exactly what `regex::Regex` matches.
+///
+/// What differs is what is built besides the matcher. The hook is one process per
+/// call and compiles the whole configuration every time (callgrind on the 10 KB HTML
+/// mail of `scripts/bench-send-gate.sh`: 80 % of a call was regex compilation,
+/// `cli/SEND_GATE.md` "Cost"), and the gate never asks for a capture group, so:
+/// * no capture slots but the whole match's, and no lazy DFA (which needs a reverse
+///   NFA to find where a match starts): the bounded backtracker or the PikeVM, from
+///   each prefilter candidate, walks the gate's few kilobytes in less time than the
+///   reverse NFA takes to compile;
+/// * a tool-name pattern searches one name of a few dozen bytes and is built without
+///   the literal prefilter: extracting its literals from the gated patterns'
+///   case-insensitive alternations and building their Aho-Corasick automaton cost
+///   more than any search it could speed up;
+/// * a text pattern keeps its prefilter: without it a text with one non-ASCII letter
+///   is walked whole by the PikeVM (Unicode `\b`), which more than doubled a call.
+#[derive(Debug, Clone)]
+pub(crate) struct Pattern {
+    regex: meta::Regex,
+}
+
+impl Pattern {
+    /// Compiles `pattern`, case-insensitively or as written, for `haystack`s.
+    pub(crate) fn new(
+        pattern: &str,
+        case_insensitive: bool,
+        haystack: Haystack,
+    ) -> Result<Self, String> {
+        let mut config = meta::Config::new()
+            .nfa_size_limit(Some(NFA_SIZE_LIMIT))
+            .hybrid_cache_capacity(HYBRID_CACHE_CAPACITY)
+            .match_kind(MatchKind::LeftmostFirst)
+            .utf8_empty(true)
+            .which_captures(WhichCaptures::Implicit)
+            .hybrid(false)
+            .dfa(false);
+        if haystack == Haystack::ToolName {
+            config = config.auto_prefilter(false);
+        }
+        let syntax = syntax::Config::new()
+            .utf8(true)
+            .case_insensitive(case_insensitive);
+        meta::Builder::new()
+            .configure(config)
+            .syntax(syntax)
+            .build(pattern)
+            .map(|regex| Self { regex })
+            .map_err(|e| match (e.size_limit(), e.syntax_error()) {
+                (Some(limit), _) => {
+                    format!("compiled, it exceeds the size limit of {limit} bytes")
+                }
+                (None, Some(syntax)) => syntax.to_string(),
+                (None, None) => e.to_string(),
+            })
+    }
+
+    pub(crate) fn is_match(&self, haystack: &str) -> bool {
+        self.regex.is_match(Input::new(haystack))
+    }
+
+    /// The leftmost-first match in `haystack`, as a byte range.
+    pub(crate) fn find(&self, haystack: &str) -> Option<std::ops::Range<usize>> {
+        self.regex.find(Input::new(haystack)).map(|m| m.range())
+    }
+}
+
+/// What a [`Pattern`] searches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Haystack {
+    /// One tool name.
+    ToolName,
+    /// Outgoing text, up to the input limit.
+    Text,
+}
+
+/// `regex::RegexBuilder`'s defaults, kept so that a pattern too large for `regex` is
+/// too large here.
+const NFA_SIZE_LIMIT: usize = 10 * (1 << 20);
+const HYBRID_CACHE_CAPACITY: usize = 2 * (1 << 20);
+
 /// A pattern compiled, with the name it reports under.
 #[derive(Debug)]
 pub(crate) struct Rule {
     pub(crate) name: String,
-    pub(crate) regex: Regex,
+    pub(crate) regex: Pattern,
 }
 
 /// The peer lane, compiled.
 #[derive(Debug)]
 pub(crate) struct PeerLane {
-    pub(crate) tool: Regex,
+    pub(crate) tool: Pattern,
     pub(crate) target_field: String,
     pub(crate) board: PathBuf,
 }
@@ -98,14 +183,14 @@ pub(crate) struct PeerLane {
 /// The currency-claim lane, compiled.
 #[derive(Debug)]
 pub(crate) struct CurrencyLane {
-    pub(crate) patterns: Vec<Regex>,
+    pub(crate) patterns: Vec<Pattern>,
     pub(crate) max_age_minutes: f64,
 }
 
 /// The branding lane, compiled.
 #[derive(Debug)]
 pub(crate) struct BrandingLane {
-    pub(crate) tools: Vec<Regex>,
+    pub(crate) tools: Vec<Pattern>,
     pub(crate) ledger_field: String,
 }
 
@@ -147,10 +232,10 @@ pub(crate) enum Class {
 /// A configuration that loaded, validated and compiled.
 #[derive(Debug)]
 pub(crate) struct Config {
-    pub(crate) gated: Vec<Regex>,
+    pub(crate) gated: Vec<Pattern>,
     /// `gated_tool_patterns` as written, in the order of `gated`.
     pub(crate) gated_sources: Vec<String>,
-    pub(crate) exempt: Vec<Regex>,
+    pub(crate) exempt: Vec<Pattern>,
     pub(crate) block: Vec<Rule>,
     pub(crate) warn: Vec<Rule>,
     pub(crate) text_fields: Vec<String>,
@@ -184,10 +269,11 @@ fn compile(file: ConfigFile, home: Option<&Path>) -> Result<Config, String> {
             "ledger_max_age_minutes must be above 0 and at most {MAX_WINDOW_MINUTES} (got {window})"
         ));
     }
-    let tool = |key: &str, list: &[String]| -> Result<Vec<Regex>, String> {
+    let tool = |key: &str, list: &[String]| -> Result<Vec<Pattern>, String> {
         list.iter()
             .map(|p| {
-                Regex::new(p).map_err(|e| format!("{key}: pattern {p:?} does not compile: {e}"))
+                Pattern::new(p, false, Haystack::ToolName)
+                    .map_err(|e| format!("{key}: pattern {p:?} does not compile: {e}"))
             })
             .collect()
     };
@@ -199,7 +285,8 @@ fn compile(file: ConfigFile, home: Option<&Path>) -> Result<Config, String> {
                 }
                 Ok(Rule {
                     name: p.name.clone(),
-                    regex: insensitive(&p.regex).map_err(|e| format!("{key} {:?}: {e}", p.name))?,
+                    regex: insensitive(&p.regex, Haystack::Text)
+                        .map_err(|e| format!("{key} {:?}: {e}", p.name))?,
                 })
             })
             .collect()
@@ -228,7 +315,10 @@ fn compile(file: ConfigFile, home: Option<&Path>) -> Result<Config, String> {
             }
             let patterns = patterns
                 .iter()
-                .map(|p| insensitive(p).map_err(|e| format!("currency_claim_patterns: {e}")))
+                .map(|p| {
+                    insensitive(p, Haystack::Text)
+                        .map_err(|e| format!("currency_claim_patterns: {e}"))
+                })
                 .collect::<Result<_, _>>()?;
             Some(CurrencyLane {
                 patterns,
@@ -242,7 +332,7 @@ fn compile(file: ConfigFile, home: Option<&Path>) -> Result<Config, String> {
             if p.target_field.is_empty() || p.board.is_empty() {
                 return Err("peer_send_resolution needs a non-empty target_field and board".into());
             }
-            let tool = Regex::new(&p.tool_pattern)
+            let tool = Pattern::new(&p.tool_pattern, false, Haystack::ToolName)
                 .map_err(|e| format!("peer_send_resolution.tool_pattern does not compile: {e}"))?;
             Some(PeerLane {
                 tool,
@@ -273,7 +363,9 @@ fn compile(file: ConfigFile, home: Option<&Path>) -> Result<Config, String> {
     let gated = file
         .gated_tool_patterns
         .iter()
-        .map(|p| insensitive(p).map_err(|e| format!("gated_tool_patterns: {e}")))
+        .map(|p| {
+            insensitive(p, Haystack::ToolName).map_err(|e| format!("gated_tool_patterns: {e}"))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Config {
         gated,
@@ -317,10 +409,8 @@ impl Config {
 
 /// Patterns over message text match case-insensitively, as the anchor's
 /// `re.IGNORECASE` did; gated tool names too.
-fn insensitive(pattern: &str) -> Result<Regex, String> {
-    RegexBuilder::new(pattern)
-        .case_insensitive(true)
-        .build()
+fn insensitive(pattern: &str, haystack: Haystack) -> Result<Pattern, String> {
+    Pattern::new(pattern, true, haystack)
         .map_err(|e| format!("pattern {pattern:?} does not compile: {e}"))
 }
 
@@ -388,7 +478,7 @@ mod tests {
         assert_eq!(SETTINGS_MATCHER, matcher_from_verbs());
         // Only what every engine reads alike: no flag group, no escape.
         assert!(!SETTINGS_MATCHER.contains("(?i") && !SETTINGS_MATCHER.contains('\\'));
-        let matcher = Regex::new(SETTINGS_MATCHER).unwrap();
+        let matcher = regex::Regex::new(SETTINGS_MATCHER).unwrap();
         for tool in [
             "mcp__outlook__SendMail",
             "mcp__slack__slack_post_message",

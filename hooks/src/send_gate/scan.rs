@@ -372,8 +372,8 @@ fn hits(rules: &[Rule], forms: &[Option<Form<'_>>], out: &mut Vec<Hit>) {
         let found = forms.iter().flatten().find_map(|form| {
             let m = rule.regex.find(form.text)?;
             Some(match form.folded_of {
-                Some(original) => original_span(original, m.start(), m.end()),
-                None => m.as_str(),
+                Some(original) => original_span(original, m.start, m.end),
+                None => form.text.get(m).unwrap_or_default(),
             })
         });
         if let Some(matched) = found {
