@@ -2136,3 +2136,99 @@ fn the_message_guards_own_cases() {
     assert_eq!(doctor(&other, &good).code, 2);
     assert_eq!(doctor(&good, &other).code, 2);
 }
+
+/// `--print-config --client codex` split into its hooks.json object and config.toml text.
+fn codex_forms(g: &Gate, hook: &str) -> (Value, String) {
+    let out = g.run(&["hook", hook, "--print-config", "--client", "codex"], b"");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let (json, toml) = out
+        .stdout
+        .strip_prefix("# $CODEX_HOME/hooks.json:\n")
+        .and_then(|rest| {
+            rest.split_once("\n# or the same entries inline in $CODEX_HOME/config.toml")
+        })
+        .unwrap_or_else(|| panic!("no two forms:\n{}", out.stdout));
+    let toml = toml.split_once('\n').unwrap().1.to_owned();
+    (serde_json::from_str(json).unwrap(), toml)
+}
+
+#[test]
+fn codex_print_config_is_what_the_doctor_expects_in_both_forms() {
+    let g = Gate::new();
+    let codex = g.dir.path().join("codex");
+    std::fs::create_dir_all(&codex).unwrap();
+    let env = [("CODEX_HOME", codex.to_str().unwrap())];
+    let (gate_json, gate_toml) = codex_forms(&g, "send-gate");
+    let (output_json, output_toml) = codex_forms(&g, "tool-output");
+    // The hooks.json form: both hooks' entries in one file.
+    let mut hooks = gate_json["hooks"].as_object().unwrap().clone();
+    hooks.extend(output_json["hooks"].as_object().unwrap().clone());
+    std::fs::write(
+        codex.join("hooks.json"),
+        json!({ "hooks": hooks }).to_string(),
+    )
+    .unwrap();
+    let healthy = |out: &Out| {
+        assert_eq!(out.code, 0, "{}", out.stdout);
+        for line in [
+            "ok   Codex PreToolUse wiring covers the gated tools",
+            "ok   Codex PostToolUse tool-output containment",
+            "Codex cannot replace a tool's output",
+        ] {
+            assert!(out.stdout.contains(line), "{line}\n{}", out.stdout);
+        }
+        assert!(!out.stdout.contains("dialect"), "{}", out.stdout);
+    };
+    healthy(&g.run_env(&["guard", "doctor"], b"", &env));
+    // The config.toml form, alone.
+    std::fs::remove_file(codex.join("hooks.json")).unwrap();
+    std::fs::write(
+        codex.join("config.toml"),
+        format!("model = \"o4\"\n\n{gate_toml}\n{output_toml}\n"),
+    )
+    .unwrap();
+    healthy(&g.run_env(&["guard", "doctor"], b"", &env));
+    // tool-output wired for Codex in Claude Code's dialect fails: its lines fail the hook.
+    std::fs::write(
+        codex.join("config.toml"),
+        format!(
+            "{gate_toml}\n{}\n",
+            output_toml.replace(" --client codex", "")
+        ),
+    )
+    .unwrap();
+    let out = g.run_env(&["guard", "doctor"], b"", &env);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("FAIL Codex hook `airlock hook tool-output"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn codex_blocks_exit_zero_in_its_schema_and_a_wrong_client_blocks() {
+    let g = Gate::new();
+    let call = json!({"tool_name": SLACK, "tool_input": {"channel": "C1", "text": "I am sorry for the delay."}});
+    let out = g.run(
+        &["hook", "send-gate", "--client", "codex"],
+        call.to_string().as_bytes(),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let line: Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    assert_eq!(
+        line.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["hookSpecificOutput"]
+    );
+    assert_eq!(line["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert!(out.stderr.starts_with(PREFIX), "{}", out.stderr);
+    // Claude Code's answer is unchanged: exit 2.
+    assert_eq!(g.hook(&call).code, 2);
+    let out = g.run(
+        &["hook", "send-gate", "--client", "codx"],
+        call.to_string().as_bytes(),
+    );
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("is not a client"), "{}", out.stderr);
+}

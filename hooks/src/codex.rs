@@ -13,7 +13,137 @@
 //!   no `updatedToolOutput`), but `decision: "block"` puts its `reason` where the result was,
 //!   so the model reads the reason and never the result. A containing answer becomes that.
 
+use std::io::Write;
+
 use serde_json::{Map, Value};
+
+/// What a Codex entry's command ends in: a guard that dies without answering (a crash, an
+/// out-of-memory kill, a missing binary) becomes exit 2 with a reason on stderr, the one
+/// failure Codex blocks on (exit 2 with an empty stderr is a failed hook, and the call runs).
+pub const FAIL_CLOSED: &str =
+    "|| { echo 'airlock hook failed, so the call is blocked' >&2; exit 2; }";
+
+/// The line `--print-config --client codex` puts before the hooks.json form.
+pub const HOOKS_JSON_HEADING: &str = "# $CODEX_HOME/hooks.json:";
+/// The line `--print-config --client codex` puts before the config.toml form.
+pub const CONFIG_TOML_HEADING: &str = "# or the same entries inline in $CODEX_HOME/config.toml (use one form: an entry in both runs twice):";
+
+/// One hook entry of Codex's wiring.
+pub(crate) struct Entry {
+    pub(crate) event: &'static str,
+    pub(crate) matcher: &'static str,
+    /// The command without its fallback; [`FAIL_CLOSED`] is appended.
+    pub(crate) command: String,
+    pub(crate) timeout: u64,
+}
+
+/// Codex's wiring of `entries` in both of its forms, headed by [`HOOKS_JSON_HEADING`] and
+/// [`CONFIG_TOML_HEADING`]. No `onFailure`: Codex has no such key (hooks.json ignores it,
+/// and a failed hook never blocks there, which is what [`FAIL_CLOSED`] is for).
+pub(crate) fn wiring(entries: &[Entry]) -> String {
+    let command = |e: &Entry| format!("{} {FAIL_CLOSED}", e.command);
+    let mut events: Vec<(&str, Vec<Group>)> = Vec::new();
+    for e in entries {
+        let group = Group {
+            matcher: e.matcher,
+            hooks: [Command {
+                kind: "command",
+                command: command(e),
+                timeout: e.timeout,
+            }],
+        };
+        match events.iter_mut().find(|(name, _)| *name == e.event) {
+            Some((_, groups)) => groups.push(group),
+            None => events.push((e.event, vec![group])),
+        }
+    }
+    // An ordered map, so that the keys keep the order people write them in.
+    let hooks = Events(events);
+    let json = serde_json::to_string_pretty(&HooksFile { hooks }).unwrap_or_default();
+    // A JSON string is a TOML basic string: the same quotes and escapes (`\uXXXX` included).
+    let quoted = |s: &str| Value::from(s).to_string();
+    let mut toml = String::new();
+    for e in entries {
+        toml.push_str(&format!(
+            "[[hooks.{event}]]\nmatcher = {matcher}\n\n[[hooks.{event}.hooks]]\ntype = \"command\"\ncommand = {command}\ntimeout = {timeout}\n\n",
+            event = e.event,
+            matcher = quoted(e.matcher),
+            command = quoted(&command(e)),
+            timeout = e.timeout,
+        ));
+    }
+    format!(
+        "{HOOKS_JSON_HEADING}\n{json}\n{CONFIG_TOML_HEADING}\n{}",
+        toml.trim_end()
+    )
+}
+
+#[derive(serde::Serialize)]
+struct HooksFile<'a> {
+    hooks: Events<'a>,
+}
+
+struct Events<'a>(Vec<(&'a str, Vec<Group>)>);
+
+impl serde::Serialize for Events<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (event, groups) in &self.0 {
+            map.serialize_entry(event, groups)?;
+        }
+        map.end()
+    }
+}
+
+#[derive(serde::Serialize)]
+struct Group {
+    matcher: &'static str,
+    hooks: [Command; 1],
+}
+
+#[derive(serde::Serialize)]
+struct Command {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    command: String,
+    timeout: u64,
+}
+
+/// Writes a PreToolUse answer for Codex: `line` (the guard's Claude Code line) reshaped by
+/// [`pre_tool_use`] on stdout, a deny's reason on stderr too, and returns the exit code.
+/// A deny exits 0 once stdout took it: Codex reads a JSON deny at exit 0, and a wrapper's
+/// `||` never runs, so not even `|| exit 1` (at which Codex ignores stdout) turns it into an
+/// allow. When stdout cannot take the line, exit 2 with the reason on stderr still blocks.
+pub(crate) fn deliver_pre_tool_use(line: &str) -> u8 {
+    let shaped = pre_tool_use(line);
+    let parsed: Value = serde_json::from_str(&shaped).unwrap_or_default();
+    let reason = parsed
+        .get("hookSpecificOutput")
+        .filter(|s| s.get("permissionDecision").and_then(Value::as_str) == Some("deny"))
+        .and_then(|s| s.get("permissionDecisionReason"))
+        .and_then(Value::as_str);
+    let mut stdout = std::io::stdout().lock();
+    let written = stdout
+        .write_all(shaped.as_bytes())
+        .and_then(|()| stdout.write_all(b"\n"))
+        .and_then(|()| stdout.flush())
+        .is_ok();
+    if let Some(reason) = reason {
+        let _ = writeln!(std::io::stderr().lock(), "{reason}");
+        if !written {
+            return 2;
+        }
+    }
+    0
+}
+
+/// The Codex form of a pass that only adds context (the send gate's advisory): no decision,
+/// so the call goes ahead.
+pub(crate) fn pre_tool_use_context(context: &str) -> String {
+    serde_json::json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": context}})
+        .to_string()
+}
 
 /// Said when the line to reshape is not one a guard prints: the call is still blocked.
 const UNREADABLE: &str = "airlock: the guard's answer could not be read; blocked";

@@ -17,6 +17,7 @@ pub mod json;
 pub mod send_gate;
 pub mod tool_output;
 mod verdict;
+pub use verdict::Client;
 pub mod words;
 pub mod write_scope;
 

@@ -67,8 +67,15 @@ pub struct ToolOutputArgs {
     #[arg(long = "tool", value_name = "PATTERN=N")]
     tool: Vec<String>,
     /// Print the settings.json snippet registering this hook with these flags, and exit.
+    /// With `--client codex`: Codex's hooks.json entry and the same as config.toml tables.
     #[arg(long)]
     print_config: bool,
+    /// The client running the hook: `claude-code`, or `codex`, which cannot replace a
+    /// result: there a containing answer withholds the result (`decision: block`, the
+    /// contained text as the reason), and the quarantine gate's deny loses `continue:
+    /// false` (see `cli/TOOL_OUTPUT.md`).
+    #[arg(long, value_enum, default_value_t = crate::Client::ClaudeCode)]
+    client: crate::Client,
     /// Run as the PreToolUse entry: deny every tool call of a session quarantined
     /// after a failed tool printed hostile text (see `cli/TOOL_OUTPUT.md`).
     #[arg(long)]
@@ -687,6 +694,52 @@ fn escape_unit(input: &[u8], at: usize) -> Option<u32> {
 /// Whoever prints first — the hook or its watchdog — is the only one who prints.
 static ANSWERED: AtomicBool = AtomicBool::new(false);
 
+/// Whether the hook answers Codex (`--client codex`); set before anything can answer.
+static CODEX: AtomicBool = AtomicBool::new(false);
+
+/// A PostToolUse line in the client's dialect; `None`: print nothing.
+fn post_line(line: String) -> Option<String> {
+    if !CODEX.load(Ordering::SeqCst) {
+        return Some(line);
+    }
+    crate::codex::post_tool_use(&line).map(|mut shaped| {
+        shaped.push('\n');
+        shaped
+    })
+}
+
+/// Prints a PostToolUse line (once), reshaped for the client.
+fn print_post(line: &str) -> ExitCode {
+    match post_line(line.to_owned()) {
+        Some(line) => print_once(&line),
+        None => print_nothing(),
+    }
+}
+
+/// Prints a PreToolUse line (once): under Codex reshaped, a deny exiting 0 once stdout
+/// took it (`codex::deliver_pre_tool_use`).
+fn print_pre(line: &str) -> ExitCode {
+    if !CODEX.load(Ordering::SeqCst) {
+        return print_once(line);
+    }
+    if ANSWERED.swap(true, Ordering::SeqCst) {
+        loop {
+            std::thread::park();
+        }
+    }
+    ExitCode::from(crate::codex::deliver_pre_tool_use(line))
+}
+
+/// No change: exit 0 with nothing printed, unless the watchdog answered first.
+fn print_nothing() -> ExitCode {
+    if ANSWERED.swap(true, Ordering::SeqCst) {
+        loop {
+            std::thread::park();
+        }
+    }
+    ExitCode::SUCCESS
+}
+
 fn print_once(line: &str) -> ExitCode {
     if ANSWERED.swap(true, Ordering::SeqCst) {
         // The watchdog answered and is exiting the process.
@@ -722,6 +775,7 @@ pub fn run(args: &ToolOutputArgs) -> ExitCode {
             Err(_) => ExitCode::FAILURE,
         };
     }
+    CODEX.store(args.client == crate::Client::Codex, Ordering::SeqCst);
     if args.print_config {
         return print_config(args);
     }
@@ -741,7 +795,7 @@ pub fn run(args: &ToolOutputArgs) -> ExitCode {
         .spawn(move || {
             std::thread::sleep(budget.saturating_add(Duration::from_millis(250)));
             if !ANSWERED.swap(true, Ordering::SeqCst) {
-                let line = watchdog_line();
+                let line = post_line(watchdog_line()).unwrap_or_default();
                 let mut stdout = io::stdout().lock();
                 let ok = stdout
                     .write_all(line.as_bytes())
@@ -777,15 +831,8 @@ pub fn run(args: &ToolOutputArgs) -> ExitCode {
         .line()
     });
     match line {
-        Some(line) => print_once(&line),
-        None => {
-            if ANSWERED.swap(true, Ordering::SeqCst) {
-                loop {
-                    std::thread::park();
-                }
-            }
-            ExitCode::SUCCESS
-        }
+        Some(line) => print_post(&line),
+        None => print_nothing(),
     }
 }
 
@@ -798,12 +845,16 @@ pub fn withhold_on_usage_error(error: &clap::Error) -> Option<ExitCode> {
     {
         return None;
     }
+    CODEX.store(
+        crate::Client::from_raw_args(std::env::args_os()) == crate::Client::Codex,
+        Ordering::SeqCst,
+    );
     if std::env::args_os().any(|a| a == "--quarantine-gate") {
         let why = format!(
             "--quarantine-gate: the command line does not parse ({})",
             error.kind()
         );
-        return Some(print_once(&quarantine::deny_line(&why)));
+        return Some(print_pre(&quarantine::deny_line(&why)));
     }
     let reason = Withhold::Configuration(error.kind().to_string());
     let reply = Reply::Withheld {
@@ -811,7 +862,7 @@ pub fn withhold_on_usage_error(error: &clap::Error) -> Option<ExitCode> {
         response: None,
         reason,
     };
-    Some(print_once(
+    Some(print_post(
         &reply.line().unwrap_or_else(|| FALLBACK_LINE.to_owned()),
     ))
 }
@@ -831,6 +882,9 @@ fn run_gate() -> ExitCode {
             std::thread::sleep(budget.saturating_add(Duration::from_millis(250)));
             if !ANSWERED.swap(true, Ordering::SeqCst) {
                 let line = quarantine::deny_line("no verdict before the deadline");
+                if CODEX.load(Ordering::SeqCst) {
+                    std::process::exit(i32::from(crate::codex::deliver_pre_tool_use(&line)));
+                }
                 let mut stdout = io::stdout().lock();
                 let ok = stdout
                     .write_all(line.as_bytes())
@@ -857,8 +911,8 @@ fn run_gate() -> ExitCode {
     })
     .unwrap_or_else(|_| quarantine::Verdict::Deny("internal error".into()));
     match verdict {
-        quarantine::Verdict::Deny(why) => print_once(&quarantine::deny_line(&why)),
-        quarantine::Verdict::Refuse(why) => print_once(&quarantine::refuse_line(&why)),
+        quarantine::Verdict::Deny(why) => print_pre(&quarantine::deny_line(&why)),
+        quarantine::Verdict::Refuse(why) => print_pre(&quarantine::refuse_line(&why)),
         quarantine::Verdict::Clear => {
             if ANSWERED.swap(true, Ordering::SeqCst) {
                 loop {
@@ -901,13 +955,17 @@ fn print_config(args: &ToolOutputArgs) -> ExitCode {
                 "--print-config is not a hook; drop it from the command".into(),
             ),
         };
-        return print_once(&reply.line().unwrap_or_else(|| FALLBACK_LINE.to_owned()));
+        return print_post(&reply.line().unwrap_or_else(|| FALLBACK_LINE.to_owned()));
     }
     if let Err(why) = args.options() {
         let _ = writeln!(io::stderr(), "airlock hook tool-output: {why}");
         return ExitCode::from(2);
     }
-    match config::settings_snippet(args.max_bytes, &args.tool) {
+    let printed = match args.client {
+        crate::Client::ClaudeCode => config::settings_snippet(args.max_bytes, &args.tool),
+        crate::Client::Codex => Ok(config::codex_wiring(args.max_bytes, &args.tool)),
+    };
+    match printed {
         Ok(text) => {
             let mut stdout = io::stdout().lock();
             match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {

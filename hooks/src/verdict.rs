@@ -19,11 +19,36 @@
 
 use serde_json::Value;
 
-/// The clients whose settings the doctor reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Client {
+/// The client a hook answers (`--client`), and whose settings the doctor reads: it decides
+/// the dialect of the printed line, the exit code of a deny and what `--print-config` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Client {
+    /// Claude Code (the default).
+    #[default]
+    #[value(name = "claude-code")]
     ClaudeCode,
+    /// Codex CLI: lines reshaped to its closed schema (`airlock_hooks::codex`).
     Codex,
+}
+
+impl Client {
+    /// The client a raw command line names, for the paths that answer before (or instead
+    /// of) the parser: `--client codex` or `--client=codex` anywhere is Codex.
+    pub fn from_raw_args<I, S>(args: I) -> Client
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        let mut after_flag = false;
+        for arg in args {
+            let arg = arg.as_ref();
+            if (after_flag && arg == "codex") || arg == "--client=codex" {
+                return Client::Codex;
+            }
+            after_flag = arg == "--client";
+        }
+        Client::ClaudeCode
+    }
 }
 
 /// What a wrapper's fallback does when the guard fails.

@@ -20,10 +20,12 @@ use std::ffi::OsString;
 use std::io::{self, IsTerminal, Read, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::thread;
 use std::time::Duration;
 
+use crate::Client;
 pub(crate) use decision::{Decision, decide};
 pub(crate) use options::Options;
 
@@ -71,8 +73,13 @@ pub struct WriteScopeArgs {
     #[arg(long = "unprotect", value_name = "NAME")]
     unprotect: Vec<String>,
     /// Print the settings.json snippet registering this guard with these flags, and exit.
+    /// With `--client codex`: Codex's hooks.json entry and the same as config.toml tables.
     #[arg(long)]
     print_config: bool,
+    /// The client running the hook: `claude-code`, or `codex`, whose closed schema the
+    /// printed line then follows, a deny exiting 0 (see `cli/CLIENTS.md`).
+    #[arg(long, value_enum, default_value_t = Client::ClaudeCode)]
+    client: Client,
 }
 
 impl WriteScopeArgs {
@@ -91,19 +98,32 @@ impl WriteScopeArgs {
 /// one speaks.
 static ANSWERED: Mutex<bool> = Mutex::new(false);
 
+/// Whether the hook answers Codex (`--client codex`); set before anything can answer.
+static CODEX: AtomicBool = AtomicBool::new(false);
+
+/// Writes a deny line in the client's dialect, the reason on stderr; the exit code.
+fn write_deny(line: &str, reason: &str) -> u8 {
+    if CODEX.load(Ordering::SeqCst) {
+        return crate::codex::deliver_pre_tool_use(line);
+    }
+    let mut stdout = io::stdout().lock();
+    let _ = stdout
+        .write_all(line.as_bytes())
+        .and_then(|()| stdout.flush());
+    let _ = writeln!(io::stderr().lock(), "{reason}");
+    2
+}
+
 /// Writes the deny (stdout JSON line, stderr reason) unless something already answered.
-/// Returns exit 2, which blocks whatever happened to stdout.
+/// Returns exit 2, which blocks whatever happened to stdout; under Codex, exit 0 once stdout
+/// took the deny (`codex::deliver_pre_tool_use`).
 fn deliver_deny(line: &str, reason: &str) -> ExitCode {
     let mut answered = ANSWERED.lock().unwrap_or_else(PoisonError::into_inner);
-    if !*answered {
-        *answered = true;
-        let mut stdout = io::stdout().lock();
-        let _ = stdout
-            .write_all(line.as_bytes())
-            .and_then(|()| stdout.flush());
-        let _ = writeln!(io::stderr().lock(), "{reason}");
+    if *answered {
+        return ExitCode::from(2);
     }
-    ExitCode::from(2)
+    *answered = true;
+    ExitCode::from(write_deny(line, reason))
 }
 
 /// Marks the call allowed unless the deadline already denied it.
@@ -148,8 +168,7 @@ fn arm_deadline() -> bool {
                         return;
                     }
                     *answered = true;
-                    let _ = io::stdout().lock().write_all(deny_line(&reason).as_bytes());
-                    let _ = writeln!(io::stderr().lock(), "{reason}");
+                    std::process::exit(i32::from(write_deny(&deny_line(&reason), &reason)));
                 }
                 // The main path is writing its deny and stuck there (a stdout nobody reads):
                 // exit 2 is a deny on its own.
@@ -164,6 +183,7 @@ fn arm_deadline() -> bool {
 pub fn run(args: &WriteScopeArgs) -> ExitCode {
     // A panic message on stderr is noise to Claude Code; the deny line says what happened.
     panic::set_hook(Box::new(|_| {}));
+    CODEX.store(args.client == Client::Codex, Ordering::SeqCst);
     if !arm_deadline() {
         return deny("airlock write-scope: cannot start the deadline thread; denying");
     }
@@ -219,6 +239,10 @@ pub fn usage_error(args: &[OsString], error: &clap::Error) -> Option<ExitCode> {
     if !is_this_hook {
         return None;
     }
+    CODEX.store(
+        Client::from_raw_args(args) == Client::Codex,
+        Ordering::SeqCst,
+    );
     let rendered = error.to_string();
     let first = rendered
         .lines()
@@ -241,7 +265,10 @@ fn print_config(args: &WriteScopeArgs) -> ExitCode {
     match args.options() {
         Ok(opts) => {
             let mut stdout = io::stdout().lock();
-            let text = config::settings_snippet(&opts);
+            let text = match args.client {
+                Client::ClaudeCode => config::settings_snippet(&opts),
+                Client::Codex => config::codex_wiring(&opts),
+            };
             match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
                 Ok(()) => deliver_allow(),
                 Err(_) => ExitCode::FAILURE,

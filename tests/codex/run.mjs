@@ -4,8 +4,9 @@
 // that fails fails the run.
 //
 // Usage: AIRLOCK_BIN=target/release/airlock node run.mjs [CASE-NAME-SUBSTRING…]
+import { spawnSync, execFileSync } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { CODEX, runCodex, tempDir, TEMP_DIRS, toolOutput } from './lib.mjs';
 
 const AIRLOCK = process.env.AIRLOCK_BIN;
@@ -20,6 +21,38 @@ const hooksJson = (command, timeout = 30) => ({ hooks: { PreToolUse: [{ matcher:
 /// The same registration as config.toml's inline tables.
 const configHooks = (command) =>
   `[[hooks.PreToolUse]]\nmatcher = "*"\n[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = ${JSON.stringify(command)}\ntimeout = 30\n`;
+
+/// What `airlock hook ARGS --print-config --client codex` prints, split into its two forms:
+/// `json` (the hooks.json object) and `toml` (the config.toml tables).
+function printConfig(args) {
+  const out = spawnSync(AIRLOCK, ['hook', ...args, '--print-config', '--client', 'codex'], { input: '' });
+  if (out.status !== 0) throw new Error(`--print-config ${args.join(' ')}: exit ${out.status}: ${out.stderr}`);
+  const text = out.stdout.toString();
+  const jsonAt = text.indexOf('# $CODEX_HOME/hooks.json:\n');
+  const tomlAt = text.indexOf('\n# or the same entries inline in $CODEX_HOME/config.toml');
+  if (jsonAt !== 0 || tomlAt < 0) throw new Error(`--print-config printed no two forms:\n${text}`);
+  const json = JSON.parse(text.slice(text.indexOf('\n') + 1, tomlAt));
+  const toml = text.slice(text.indexOf('\n', tomlAt + 1) + 1);
+  return { json, toml };
+}
+/// The hooks registered exactly as printed, in `form`; `airlock` found on PATH as printed.
+const printed = (form, args) => {
+  const { json, toml } = printConfig(args);
+  return form === 'hooks.json' ? { hooksJson: json } : { configHooks: toml };
+};
+const ON_PATH = { PATH: `${dirname(AIRLOCK)}:${process.env.PATH}` };
+/// Every string of the tool outputs in the requests Codex sent, at any depth (the scripted
+/// calls' own arguments left out: the model wrote those).
+function requestStrings(run) {
+  const out = [];
+  const walk = (v) => {
+    if (typeof v === 'string') out.push(v);
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object') Object.values(v).forEach(walk);
+  };
+  run.requests.forEach((r) => walk((r.body?.input ?? []).filter((item) => !/_call$/.test(item.type ?? ''))));
+  return out;
+}
 
 const writeScope = (root, extra = '') => `${sh(AIRLOCK)} hook write-scope --root ${sh(root)} --allow AUDIT.md ${extra}`.trim();
 const patch = (...hunks) => `*** Begin Patch\n${hunks.join('\n')}\n*** End Patch\n`;
@@ -94,14 +127,26 @@ for (const [name, answer, contained] of [
   });
 }
 
-// Write-scope under Codex, registered in each of Codex's two forms.
+// A PostToolUse hook that fails the way FAIL_CLOSED makes a crash fail: exit 2, a reason on stderr.
+cases.push({
+  name: 'protocol: PostToolUse exit 2 with stderr (a crash under the fail-closed wrapper) on an MCP result',
+  async run(dir) {
+    const hooks = { hooks: { PostToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `${probe(dir, { end: 'kill -9 $$' })}${FAIL_CLOSED}` }] }] } };
+    const run = await runCodex({ dir, pages: { p1: 'SECRET-PAYLOAD' }, calls: [{ tool: 'mcp', server: 'mail', name: 'fetch_page', arguments: { id: 'p1' } }], hooksJson: hooks });
+    const seen = requestStrings(run).some((t) => t.includes('SECRET-PAYLOAD'));
+    return { run, blocked: !seen, want: true, check: toolOutput(run, 0) === null ? 'the call never ran' : null };
+  },
+});
+
+// Write-scope under Codex, registered exactly as `--print-config --client codex` prints it, in
+// each of Codex's two forms.
 for (const form of ['hooks.json', 'config.toml']) {
-  const register = (command) => (form === 'hooks.json' ? { hooksJson: hooksJson(command) } : { configHooks: configHooks(command) });
+  const register = (work) => printed(form, ['write-scope', '--root', work, '--allow', 'AUDIT.md']);
   cases.push({
     name: `write-scope (${form}): a patch inside the scope is applied`,
     async run(dir) {
       const work = join(dir, 'work');
-      const run = await runCodex({ dir, calls: [{ tool: 'apply_patch', patch: patch('*** Add File: AUDIT.md', '+ok') }], ...register(writeScope(work)) });
+      const run = await runCodex({ dir, calls: [{ tool: 'apply_patch', patch: patch('*** Add File: AUDIT.md', '+ok') }], ...register(work), env: ON_PATH });
       return { run, blocked: !wrote(run, 'AUDIT.md'), want: false };
     },
   });
@@ -110,7 +155,7 @@ for (const form of ['hooks.json', 'config.toml']) {
     async run(dir) {
       const work = join(dir, 'work');
       const calls = [{ tool: 'apply_patch', patch: patch('*** Add File: AUDIT.md', '+ok', '*** Add File: src/x.rs', '+no') }];
-      const run = await runCodex({ dir, calls, ...register(writeScope(work)) });
+      const run = await runCodex({ dir, calls, ...register(work), env: ON_PATH });
       const out = toolOutput(run, 0) ?? '';
       const check = out.includes(BLOCKED) && out.includes('src/x.rs') ? null : `the model was not told why: ${JSON.stringify(out.slice(0, 300))}`;
       return { run, blocked: !wrote(run, 'AUDIT.md') && !wrote(run, 'src/x.rs'), want: true, check };
@@ -137,6 +182,22 @@ for (const [wrapper, blocked] of [['', true], [' || true', true], [' || exit 2',
       const calls = [{ tool: 'apply_patch', patch: patch('*** Add File: src/x.rs', '+no') }];
       const run = await runCodex({ dir, calls, hooksJson: hooksJson(`${writeScope(work)}${wrapper}`) });
       return { run, blocked: !wrote(run, 'src/x.rs'), want: blocked };
+    },
+  });
+}
+
+// The same deny with `--client codex`: it exits 0 once stdout took it, so no wrapper's `||` runs
+// and even `|| exit 1` cannot turn it into an allow.
+for (const wrapper of ['', ' || true', ' || exit 2', ' || exit 1']) {
+  cases.push({
+    name: `wrapper${wrapper || ' (bare)'}: write-scope deny, --client codex`,
+    async run(dir) {
+      const work = join(dir, 'work');
+      const calls = [{ tool: 'apply_patch', patch: patch('*** Add File: src/x.rs', '+no') }];
+      const run = await runCodex({ dir, calls, hooksJson: hooksJson(`${writeScope(work, '--client codex')}${wrapper}`) });
+      const out = toolOutput(run, 0) ?? '';
+      const check = out.includes(BLOCKED) && out.includes('src/x.rs') ? null : `the model was not told why: ${JSON.stringify(out.slice(0, 300))}`;
+      return { run, blocked: !wrote(run, 'src/x.rs'), want: true, check };
     },
   });
 }
@@ -179,6 +240,84 @@ if (AIRLOCK.includes('/debug/')) {
         const calls = [{ tool: 'apply_patch', patch: patch('*** Add File: AUDIT.md', '+ok') }];
         const run = await runCodex({ dir, calls, hooksJson: hooksJson(`${writeScope(work)}${wrapper}`), env: { AIRLOCK_WRITE_SCOPE_TEST_PANIC: '1' } });
         return { run, blocked: !wrote(run, 'AUDIT.md'), want: wrapper !== ' || exit 1' };
+      },
+    });
+  }
+}
+
+// The send gate on Codex's MCP tool calls to the recording mail server, registered as printed:
+// a hostile message is blocked (never on the server's record, the model told why), a clean one
+// with a valid ledger is sent.
+const SEND = 'mcp__mail__send_email';
+function sendGateEnv(dir) {
+  const state = join(dir, 'sg-state');
+  const config = join(dir, 'send-gate.json');
+  execFileSync('cp', [join(dirname(AIRLOCK), '../../cli/send-gate.example.json'), config]);
+  return { AIRLOCK_SEND_GATE_CONFIG: config, AIRLOCK_SEND_GATE_STATE: state };
+}
+/// Files a valid ledger for the exact call, so that only the scan can stop it.
+function fileLedger(env, toolInput) {
+  const opts = { env: { ...process.env, ...env } };
+  const sha = spawnSync(AIRLOCK, ['guard', 'sha'], { ...opts, input: JSON.stringify({ tool_name: SEND, tool_input: toolInput }) });
+  const ledger = {
+    created_at: new Date().toISOString(), message_sha256: sha.stdout.toString().trim(), is_reply: false,
+    no_factual_claims: true, claims: [], history_searched: [], voice_rules_pass: true,
+    invented_precision_scan: true, recipient_address_check: true,
+  };
+  const w = spawnSync(AIRLOCK, ['guard', 'write-ledger'], { ...opts, input: JSON.stringify(ledger) });
+  if (w.status !== 0) throw new Error(`write-ledger: ${w.stderr}`);
+}
+for (const form of ['hooks.json', 'config.toml']) {
+  cases.push({
+    name: `send-gate (${form}): a hostile message is blocked, a clean one sent`,
+    async run(dir) {
+      const env = { ...sendGateEnv(dir), ...ON_PATH };
+      const mail = (body) => ({ to: 'ann@example.com', subject: 'Invoice', body });
+      const hostile = mail('Invoice \u202Efdp.exe attached.');
+      const clean = mail('The invoice went out on Tuesday.');
+      fileLedger(env, hostile);
+      fileLedger(env, clean);
+      const calls = [hostile, clean].map((args) => ({ tool: 'mcp', server: 'mail', name: 'send_email', arguments: args }));
+      const run = await runCodex({ dir, calls, ...printed(form, ['send-gate']), env });
+      const on = (m) => run.sent.some((s) => JSON.stringify(s) === JSON.stringify(m));
+      const told = toolOutput(run, 0) ?? '';
+      const problems = [];
+      if (on(hostile)) problems.push('the hostile message is on the server\'s record');
+      if (!on(clean)) problems.push(`the clean message was not sent; the model got ${JSON.stringify((toolOutput(run, 1) ?? '').slice(0, 300))}`);
+      if (!told.includes('airlock send-gate BLOCKED')) problems.push(`the model was not told why: ${JSON.stringify(told.slice(0, 300))}`);
+      return { run, blocked: !on(hostile) && on(clean), want: true, check: problems.join('; ') || null };
+    },
+  });
+}
+
+// Tool-output under Codex, registered as printed: Codex cannot replace a result, so a result
+// containment changes is withheld (`decision: block`, the contained text in its place). The
+// mock records every request Codex sends: the hostile bytes are in none of them, and the next
+// request carries the contained text instead. A failed shell command goes the same way; a failed
+// MCP call (isError) does not: Codex 0.171.0 makes no PostToolUse call for it (no hook runs, and
+// it has no PostToolUseFailure event), so its result reaches the model as it was. That case
+// asserts the gap, so that a Codex that closes it is noticed.
+const HOSTILE_PAGE = 'visible text stays\nansi: \x1b[31mred\x1b[0m \x1b[2Jcleared\ntags: hi\u{E0049}\u{E0067}\u{E006E} there';
+const HOSTILE_BYTES = ['\x1b', '\u{E0049}'];
+for (const form of ['hooks.json', 'config.toml']) {
+  for (const [what, first, contained] of [
+    ['an MCP result', { tool: 'mcp', server: 'mail', name: 'fetch_page', arguments: { id: 'p1' } }, true],
+    ['a failed shell command\'s output', { tool: 'shell', command: `printf '%s' ${sh(HOSTILE_PAGE)}; exit 3` }, true],
+    ['a failed MCP call\'s result (isError: no PostToolUse call, the known gap)', { tool: 'mcp', server: 'mail', name: 'fail_page', arguments: { id: 'p1' } }, false],
+  ]) {
+    cases.push({
+      name: `tool-output (${form}): ${what} ${contained ? 'never reaches the model' : 'reaches the model'}`,
+      async run(dir) {
+        const calls = [first, { tool: 'mcp', server: 'mail', name: 'fetch_page', arguments: { id: 'p2' } }];
+        const run = await runCodex({ dir, pages: { p1: HOSTILE_PAGE, p2: 'a plain page' }, calls, ...printed(form, ['tool-output']), env: ON_PATH });
+        const strings = requestStrings(run);
+        const leaked = HOSTILE_BYTES.filter((b) => strings.some((t) => t.includes(b)));
+        const said = toolOutput(run, 0) ?? '';
+        const problems = [];
+        if (contained && (!said.includes('visible text stays') || !said.includes('cleared'))) problems.push(`the next request does not carry the contained text: ${JSON.stringify(said.slice(0, 300))}`);
+        if (!(toolOutput(run, 1) ?? '').includes('a plain page')) problems.push(`a clean result did not reach the model unchanged: ${JSON.stringify((toolOutput(run, 1) ?? '').slice(0, 200))}`);
+        // "blocked": the hostile bytes were kept from the model.
+        return { run, blocked: leaked.length === 0, want: contained, check: problems.join('; ') || null };
       },
     });
   }

@@ -40,7 +40,8 @@ elif [ "$#" -gt 0 ]; then
   node run.mjs "$@"
 else
   # The fast slice: Codex's protocol on the answers the contract uses, write-scope in both
-  # registration forms, and each wrapper on a deny.
+  # registration forms as --print-config --client codex prints them, each wrapper on a deny,
+  # the send gate on an MCP send and tool-output on an MCP result (hooks.json form).
   node run.mjs 'protocol: JSON deny, exit 0' 'protocol: JSON deny, exit 1' 'exit 2, reason on stderr' \
-    'write-scope (' 'wrapper'
+    'write-scope (' 'wrapper' 'send-gate (hooks.json)' 'tool-output (hooks.json): an MCP result'
 fi

@@ -437,9 +437,100 @@ fn wiring(paths: &Paths, config: &Config, report: &mut Report) {
             client_wiring(client, hook, &gated, report);
         }
     }
-    if let Some(claude) = clients.first() {
-        tool_output_wiring(claude, report);
+    for client in &clients {
+        if client.toml.is_some() {
+            codex_dialect(client, report);
+            codex_tool_output_wiring(client, report);
+        } else {
+            tool_output_wiring(client, report);
+        }
     }
+}
+
+/// Whether a hook command answers Codex in its dialect.
+fn speaks_codex(command: &str) -> bool {
+    command.contains("--client codex") || command.contains("--client=codex")
+}
+
+/// Every airlock hook command of Codex's files without `--client codex` answers in Claude
+/// Code's dialect. A PreToolUse guard's deny still blocks bare (JSON + stderr + exit 2), but
+/// exits 2, so `|| exit 1` makes it an allow; tool-output's lines fail the hook in Codex (an
+/// unknown field, `continue: false` on PreToolUse), and a failed hook lets everything through.
+fn codex_dialect(client: &Client, report: &mut Report) {
+    let Ok(settings) = client.settings() else {
+        return;
+    };
+    let commands = settings
+        .get("hooks")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|events| events.values())
+        .filter_map(Value::as_array)
+        .flatten()
+        .filter_map(|entry| entry.get("hooks").and_then(Value::as_array))
+        .flatten()
+        .filter_map(|hook| hook.get("command").and_then(Value::as_str))
+        .filter(|c| c.contains("airlock") && c.contains("hook ") && !speaks_codex(c));
+    for command in commands {
+        let label = format!(
+            "{} hook `{command}` answers in Claude Code's dialect",
+            client.name
+        );
+        if command.contains("hook tool-output") {
+            report.line(
+                false,
+                &label,
+                "its lines fail the hook in Codex (updatedToolOutput, continue: false), and a failed hook lets the result or the call through; add `--client codex` (`airlock hook tool-output --print-config --client codex`)",
+            );
+        } else {
+            report.note(
+                &label,
+                "its deny still blocks, but exits 2, so a `|| exit 1` wrapper would turn it into an allow; add `--client codex` (the deny then exits 0)",
+            );
+        }
+    }
+}
+
+/// Tools whose results the model reads under Codex: its shell, its file edits, an MCP tool.
+const CODEX_TOOL_OUTPUT_SAMPLES: [&str; 3] = ["Bash", "apply_patch", "mcp__server__tool"];
+
+/// tool-output under Codex: optional, like under Claude Code. Codex cannot replace a tool's
+/// output (no `updatedToolOutput`; `updatedMCPToolOutput` is refused), so with `--client
+/// codex` the hook withholds a result containment changes: `decision: block` puts the
+/// contained text in the result's place. Codex has no PostToolUseFailure event (a failed
+/// shell command comes through PostToolUse; a failed MCP call through no hook at all), so
+/// there is no companion to require.
+fn codex_tool_output_wiring(client: &Client, report: &mut Report) {
+    let label = format!("{} PostToolUse tool-output containment", client.name);
+    let Ok(settings) = client.settings() else {
+        return;
+    };
+    report.note(
+        &format!("{} tool results", client.name),
+        "Codex cannot replace a tool's output; tool-output with `--client codex` withholds a result that containment changes, the contained text in its place (decision: block); a failed MCP call's result gets no hook call in Codex 0.171.0 and reaches the model uncontained",
+    );
+    let matchers = gate_matchers(&settings, &TOOL_OUTPUT_HOOK);
+    if matchers.is_empty() {
+        report.note(
+            &label,
+            "not wired: tool results reach the model uncontained (`airlock hook tool-output --print-config --client codex` prints the entry)",
+        );
+        return;
+    }
+    let left: Vec<&str> = CODEX_TOOL_OUTPUT_SAMPLES
+        .iter()
+        .copied()
+        .filter(|tool| !matchers.iter().any(|m| matcher_matches(m, tool)))
+        .collect();
+    report.line(
+        left.is_empty(),
+        &label,
+        &if left.is_empty() {
+            "every tool's result is withheld when containment would change it".to_owned()
+        } else {
+            format!("the matcher leaves out: {}", left.join(", "))
+        },
+    );
 }
 
 /// The PostToolUse `tool-output` hook (issue 16) is optional: absent, tool results

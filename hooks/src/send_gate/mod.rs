@@ -53,9 +53,15 @@ use store::{Links, Paths, read_all_capped, read_capped};
 #[derive(clap::Args)]
 #[command(disable_help_flag = true, disable_version_flag = true)]
 pub struct SendGateArgs {
-    /// Print the settings.json snippet registering this hook, and exit.
+    /// Print the settings.json snippet registering this hook, and exit. With `--client
+    /// codex`: Codex's hooks.json entry and the same as config.toml tables.
     #[arg(long)]
     print_config: bool,
+    /// The client running the hook: `claude-code` (the default), or `codex`, whose closed
+    /// schema the printed line then follows, a block exiting 0 (see `cli/CLIENTS.md`). Read
+    /// as text so that a wrong value blocks with the gate's own reason.
+    #[arg(long, value_name = "CLIENT")]
+    client: Option<String>,
     /// Anything else on the command line: the hook blocks.
     #[arg(
         trailing_var_arg = true,
@@ -113,8 +119,20 @@ pub fn run_hook(args: &SendGateArgs) -> ExitCode {
     // The default hook would print a backtrace banner; the BLOCKED line
     // below is the one message the agent should read.
     std::panic::set_hook(Box::new(|_| {}));
-    let verdict = output::Verdict::new();
+    let client = match args.client.as_deref() {
+        None | Some("claude-code") => Ok(crate::Client::ClaudeCode),
+        Some("codex") => Ok(crate::Client::Codex),
+        Some(other) => Err(other.to_owned()),
+    };
+    let verdict = output::Verdict::new(*client.as_ref().unwrap_or(&crate::Client::ClaudeCode));
     watchdog(&verdict);
+    if let Err(other) = client {
+        let shown: String = other.chars().take(40).collect();
+        return verdict.block(&format!(
+            "--client {} is not a client this hook answers (`claude-code` or `codex`)",
+            serde_json::to_string(&shown).unwrap_or_default()
+        ));
+    }
     if args.print_config && args.rest.is_empty() {
         // Registered as a hook by mistake, `--print-config` would answer a
         // call with a snippet and exit 0; a call waiting on stdin is blocked.
@@ -127,7 +145,7 @@ pub fn run_hook(args: &SendGateArgs) -> ExitCode {
                 "--print-config is not a hook: register `airlock hook send-gate` with no arguments",
             );
         }
-        return output::print_config();
+        return output::print_config(verdict.client());
     }
     let outcome = std::panic::catch_unwind(|| {
         if !args.rest.is_empty() {
@@ -184,11 +202,11 @@ fn watchdog(verdict: &output::Verdict) {
         .stack_size(64 * 1024)
         .spawn(move || {
             std::thread::sleep(deadline);
-            if verdict.block_first(&format!(
+            if let Some(code) = verdict.block_first(&format!(
                 "the gate did not decide within {} ms (stdin never closed, or the state directory is stuck); a call the gate cannot check does not pass",
                 deadline.as_millis()
             )) {
-                std::process::exit(2);
+                std::process::exit(i32::from(code));
             }
         });
 }

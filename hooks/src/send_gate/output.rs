@@ -24,6 +24,7 @@ use super::scan::Hit;
 #[derive(Clone)]
 pub(crate) struct Verdict {
     spoken: Arc<AtomicBool>,
+    client: crate::Client,
 }
 
 #[derive(Serialize)]
@@ -67,20 +68,27 @@ fn one_line(reason: &str) -> String {
 }
 
 impl Verdict {
-    pub(crate) fn new() -> Self {
+    pub(crate) fn new(client: crate::Client) -> Self {
         Self {
             spoken: Arc::new(AtomicBool::new(false)),
+            client,
         }
+    }
+
+    /// The client the verdict is said to.
+    pub(crate) fn client(&self) -> crate::Client {
+        self.client
     }
 
     fn claim(&self) -> bool {
         !self.spoken.swap(true, Ordering::SeqCst)
     }
 
-    /// Blocks, if nothing was said yet; whether this call said it.
-    pub(crate) fn block_first(&self, reason: &str) -> bool {
+    /// Blocks, if nothing was said yet: the exit code when this call said it. Exit 2;
+    /// under Codex 0 once stdout took the deny (`codex::deliver_pre_tool_use`).
+    pub(crate) fn block_first(&self, reason: &str) -> Option<u8> {
         if !self.claim() {
-            return false;
+            return None;
         }
         // The reason quotes what the call carried (a matched run, a key, a
         // tool name); the model reads it, so it is contained first.
@@ -94,18 +102,24 @@ impl Verdict {
             },
         })
         .unwrap_or_default();
+        if self.client == crate::Client::Codex {
+            return Some(crate::codex::deliver_pre_tool_use(&json));
+        }
         write_out(&mut std::io::stdout().lock(), &json);
         write_out(&mut std::io::stderr().lock(), &line);
-        true
+        Some(2)
     }
 
     /// Exit 2 with the block said; if the deadline spoke first, waits for
     /// it to end the process with its own block.
     pub(crate) fn block(&self, reason: &str) -> ExitCode {
-        if !self.block_first(reason) {
-            wait_for_the_deadline();
+        match self.block_first(reason) {
+            Some(code) => ExitCode::from(code),
+            None => {
+                wait_for_the_deadline();
+                ExitCode::from(2)
+            }
         }
-        ExitCode::from(2)
     }
 
     /// Exit 0, warnings said as context for the model and on stderr.
@@ -119,15 +133,18 @@ impl Verdict {
                 "airlock send-gate advisory (allowed): {}",
                 describe_hits(warnings)
             ));
-            let json = serde_json::to_string(&HookOutput {
-                specific: Specific {
-                    event: "PreToolUse",
-                    decision: None,
-                    reason: None,
-                    context: Some(&line),
-                },
-            })
-            .unwrap_or_default();
+            let json = match self.client {
+                crate::Client::Codex => crate::codex::pre_tool_use_context(&line),
+                crate::Client::ClaudeCode => serde_json::to_string(&HookOutput {
+                    specific: Specific {
+                        event: "PreToolUse",
+                        decision: None,
+                        reason: None,
+                        context: Some(&line),
+                    },
+                })
+                .unwrap_or_default(),
+            };
             write_out(&mut std::io::stdout().lock(), &json);
             write_out(&mut std::io::stderr().lock(), &line);
         }
@@ -196,10 +213,24 @@ pub(crate) fn settings_snippet() -> String {
     serde_json::to_string_pretty(&snippet).unwrap_or_default()
 }
 
+/// Codex's wiring of the gate (`--print-config --client codex`), both forms.
+pub(crate) fn codex_wiring() -> String {
+    crate::codex::wiring(&[crate::codex::Entry {
+        event: "PreToolUse",
+        matcher: SETTINGS_MATCHER,
+        command: "airlock hook send-gate --client codex".into(),
+        timeout: SETTINGS_TIMEOUT_SECONDS,
+    }])
+}
+
 /// `airlock hook send-gate --print-config`.
-pub(crate) fn print_config() -> ExitCode {
+pub(crate) fn print_config(client: crate::Client) -> ExitCode {
+    let text = match client {
+        crate::Client::ClaudeCode => settings_snippet(),
+        crate::Client::Codex => codex_wiring(),
+    };
     let mut stdout = std::io::stdout().lock();
-    match writeln!(stdout, "{}", settings_snippet()).and_then(|()| stdout.flush()) {
+    match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(_) => ExitCode::from(2),
     }

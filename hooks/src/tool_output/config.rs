@@ -41,11 +41,8 @@ struct Command {
 /// The tools whose input names text the model read through the contained view.
 pub(crate) const REANCHORED_TOOLS: &str = "Edit|MultiEdit|Write|NotebookEdit";
 
-/// The settings.json entry: every tool, the flags given, a timeout well over the deadline.
-pub(crate) fn settings_snippet(
-    max_bytes: Option<usize>,
-    tools: &[String],
-) -> Result<String, serde_json::Error> {
+/// `airlock hook tool-output` with the flags given.
+fn command_words(max_bytes: Option<usize>, tools: &[String]) -> Vec<String> {
     let mut command = vec!["airlock".to_owned(), "hook".into(), "tool-output".into()];
     if let Some(n) = max_bytes {
         command.extend(["--max-bytes".to_owned(), n.to_string()]);
@@ -53,7 +50,31 @@ pub(crate) fn settings_snippet(
     for t in tools {
         command.extend(["--tool".to_owned(), shell_quote(t)]);
     }
-    let command = command.join(" ");
+    command
+}
+
+/// Codex's wiring (`--print-config --client codex`), both forms: the PostToolUse entry only.
+/// Codex 0.171.0 has no PostToolUseFailure event: a failed shell command's output comes
+/// through PostToolUse, where it is withheld like any other, and a failed MCP call (isError)
+/// gets no hook call at all (`tests/codex`), so no hook marks a session and no quarantine
+/// gate is printed; and Codex edits files with `apply_patch`, not the tools `--reanchor` maps.
+pub(crate) fn codex_wiring(max_bytes: Option<usize>, tools: &[String]) -> String {
+    let mut command = command_words(max_bytes, tools);
+    command.extend(["--client".to_owned(), "codex".into()]);
+    crate::codex::wiring(&[crate::codex::Entry {
+        event: "PostToolUse",
+        matcher: "*",
+        command: command.join(" "),
+        timeout: SETTINGS_TIMEOUT_SECS,
+    }])
+}
+
+/// The settings.json entry: every tool, the flags given, a timeout well over the deadline.
+pub(crate) fn settings_snippet(
+    max_bytes: Option<usize>,
+    tools: &[String],
+) -> Result<String, serde_json::Error> {
+    let command = command_words(max_bytes, tools).join(" ");
     let on = |matcher: &'static str, command: String| Matcher {
         matcher,
         hooks: [Command {

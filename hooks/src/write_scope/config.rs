@@ -24,13 +24,40 @@ pub(crate) fn command_line(opts: &Options) -> String {
         Some(root) => shell_quote(&root.to_string_lossy()),
         None => PROJECT_DIR_ROOT.to_owned(),
     };
-    let mut words = vec![
-        "airlock".to_owned(),
-        "hook".into(),
-        "write-scope".into(),
-        "--root".into(),
-        root,
-    ];
+    let mut words = flag_words(opts, Some(root));
+    // A crash (signal, abort) is no objection to Claude Code; the shell turns it into exit 2.
+    words.push("||".into());
+    words.push("exit".into());
+    words.push("2".into());
+    words.join(" ")
+}
+
+/// Codex's wiring (`--print-config --client codex`): both forms, the command answering in
+/// Codex's dialect. Codex exports no project directory to hooks, so without `--root` the
+/// guard takes its default (the git top level of the call's cwd, below $HOME, else the cwd).
+pub(crate) fn codex_wiring(opts: &Options) -> String {
+    let root = opts
+        .root
+        .as_ref()
+        .map(|root| shell_quote(&root.to_string_lossy()));
+    let mut words = flag_words(opts, root);
+    words.push("--client".into());
+    words.push("codex".into());
+    crate::codex::wiring(&[crate::codex::Entry {
+        event: "PreToolUse",
+        matcher: "*",
+        command: words.join(" "),
+        timeout: u64::from(HOOK_TIMEOUT_SECONDS),
+    }])
+}
+
+/// `airlock hook write-scope`, the root when there is one, then the flags.
+fn flag_words(opts: &Options, root: Option<String>) -> Vec<String> {
+    let mut words = vec!["airlock".to_owned(), "hook".into(), "write-scope".into()];
+    if let Some(root) = root {
+        words.push("--root".into());
+        words.push(root);
+    }
     let flag = |words: &mut Vec<String>, name: &str, value: &str| {
         words.push(name.to_owned());
         words.push(shell_quote(value));
@@ -47,11 +74,7 @@ pub(crate) fn command_line(opts: &Options) -> String {
     for entry in &opts.unprotected {
         flag(&mut words, "--unprotect", entry.path);
     }
-    // A crash (signal, abort) is no objection to Claude Code; the shell turns it into exit 2.
-    words.push("||".into());
-    words.push("exit".into());
-    words.push("2".into());
-    words.join(" ")
+    words
 }
 
 /// The snippet, pretty-printed. The matcher is `*` because the guard also denies every tool not
