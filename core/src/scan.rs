@@ -61,6 +61,7 @@ mod generic;
 // The lead refinement's tables (every target: the scalar confirm reads them), and the
 // AVX2 scan's nibble lookups (no unsafe: AVX2 callers only).
 mod pairs;
+mod scanner;
 mod strict_dense;
 mod strict_patterns;
 mod swar;
@@ -70,15 +71,16 @@ pub(crate) use backend::next_escape;
 pub use backend::{Backend, backend_name};
 pub(crate) use byteset::ByteSet;
 pub(crate) use drop::{DropBlock, DropPlan, DropRule, Dropper};
-pub(crate) use finder::{ATTENTION, Finder, Recorded, Scanner, char_at};
-pub use finder::{first_attention, first_attention_on};
+pub(crate) use finder::{ATTENTION, Finder, Recorded, char_at};
 #[cfg(test)]
 pub(crate) use pairs::tests as refinement_tests;
 pub(crate) use pairs::{Builder as RefinementBuilder, Refinement};
+pub(crate) use scanner::Scanner;
+pub use scanner::{first_attention, first_attention_on};
 pub(crate) use strict_dense::StrictKernel;
 pub(crate) use strict_patterns::StrictMasks;
 #[cfg(test)]
-use {backend::*, finder::*};
+use {backend::*, finder::*, scanner::*};
 
 /// Whether `c` is a control, a table member or a variation selector.
 #[inline]

@@ -9,13 +9,10 @@ use core::sync::atomic::{AtomicU8, Ordering};
     not(feature = "portable-only")
 ))]
 use super::arch::aarch64::neon;
-use super::drop::Compactor;
-#[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
-use super::drop::SimdCompactor;
 use super::finder::{Finder, Recorded};
 use super::swar::{portable_block, portable_blocks};
 #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
-use super::x86;
+use super::x86::{self, SimdCompactor};
 
 /// Which block code computes candidate masks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,6 +108,29 @@ impl Blocks {
             base = base.saturating_add(64);
         }
         None
+    }
+}
+
+/// How a dense drop region packs the bytes it keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Compactor {
+    /// SIMD masks and packing.
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+    Simd(SimdCompactor),
+    /// No SIMD: a code point at a time over the block, classified by tables.
+    Portable,
+}
+
+impl Compactor {
+    /// The name of the compactor, for reports.
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            Compactor::Simd(SimdCompactor::Avx512(_)) => "AVX-512 (vpcompressb)",
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
+            Compactor::Simd(SimdCompactor::Bmi2(_)) => "AVX2 + BMI2 (pext)",
+            Compactor::Portable => "portable (tables)",
+        }
     }
 }
 

@@ -1,45 +1,11 @@
 //! Dense drop regions: a 64-byte block at a time, classified by the rules'
 //! patterns and packed.
 
-use super::backend::Backend;
+use super::backend::{Backend, Compactor};
 use super::finder::Finder;
 use super::portable;
 #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
 use super::x86;
-
-/// The SIMD packings of dense drop regions, each holding the proof that the CPU
-/// runs it.
-#[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum SimdCompactor {
-    /// `vpcompressb`: a 64-byte block in one instruction (AVX-512 VBMI2).
-    Avx512(x86::Vbmi2),
-    /// `pext` over 8-byte words (BMI2); the masks still come from AVX2.
-    Bmi2(x86::Bmi2),
-}
-
-/// How a dense drop region packs the bytes it keeps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Compactor {
-    /// SIMD masks and packing.
-    #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
-    Simd(SimdCompactor),
-    /// No SIMD: a code point at a time over the block, classified by tables.
-    Portable,
-}
-
-impl Compactor {
-    /// The name of the compactor, for reports.
-    pub(crate) const fn name(self) -> &'static str {
-        match self {
-            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
-            Compactor::Simd(SimdCompactor::Avx512(_)) => "AVX-512 (vpcompressb)",
-            #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
-            Compactor::Simd(SimdCompactor::Bmi2(_)) => "AVX2 + BMI2 (pext)",
-            Compactor::Portable => "portable (tables)",
-        }
-    }
-}
 
 /// Which code points a [`Dropper`] removes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,7 +1,7 @@
-//! A byte set prepared for the block backends, and the cursor that walks a text
-//! from one confirmed position to the next.
+//! A byte set prepared for the block backends, and the candidate blocks a fused
+//! pass records: data the kernels read, so this file imports no kernel and no
+//! dispatch (the cursor that walks a text with them is `scanner.rs`).
 
-use super::backend::{Backend, Blocks, Candidates};
 use super::byteset::ByteSet;
 use super::pairs::{ATTENTION_REFINEMENT, Refinement};
 
@@ -12,7 +12,7 @@ pub(super) const MAX_EQ: usize = 24;
 /// A byte set prepared for the block backends. Each backend reports a superset of
 /// the set's members (the AVX2 one reports the set's ASCII members exactly and, for a
 /// refined finder, its lead bytes by the refinement's nibble tables, the AVX-512 one
-/// by its byte tables; `pairs.rs`); [`Scanner`] filters candidates through the set
+/// by its byte tables; `pairs.rs`); [`super::scanner::Scanner`] filters candidates through the set
 /// and the refinement's exact scalar test before the caller's test sees them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Finder {
@@ -139,13 +139,13 @@ pub(crate) const RECORDED_BLOCKS: usize = 256;
 pub(crate) struct RecordedBlock {
     /// Offset of the block in the text.
     pub(super) base: usize,
-    /// Bit `i` for byte `base + i`, as [`Blocks::candidates`] reports it.
+    /// Bit `i` for byte `base + i`, as [`super::backend::Blocks::candidates`] reports it.
     pub(super) mask: u64,
 }
 
 /// The candidate blocks of a text's start, found by the pass that validated it
-/// ([`Backend::validate_find`]): every block before [`Recorded::covered`] with a
-/// candidate is in the list, in order, so a [`Scanner`] reads them instead of
+/// ([`super::Backend::validate_find`]): every block before [`Recorded::covered`] with
+/// a candidate is in the list, in order, so a [`super::scanner::Scanner`] reads them instead of
 /// scanning those bytes again.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Recorded {
@@ -181,48 +181,8 @@ impl Recorded {
     }
 
     /// The recorded blocks.
-    fn list(&self) -> &[RecordedBlock] {
+    pub(super) fn list(&self) -> &[RecordedBlock] {
         self.blocks.get(..self.len).unwrap_or_default()
-    }
-
-    /// The first candidate block at or after `at` (one that ends past it): from the
-    /// list before [`Recorded::covered`], by the block scan from there on. `next` is
-    /// the caller's cursor into the list (the block after the one it had last), so
-    /// a walk forward costs a step a block; a walk back searches.
-    #[inline]
-    fn candidates(
-        &self,
-        next: &mut usize,
-        blocks: Blocks,
-        bytes: &[u8],
-        at: usize,
-        f: &Finder,
-    ) -> Option<Candidates> {
-        if at >= self.covered {
-            return blocks.candidates(bytes, at, f);
-        }
-        let list = self.list();
-        let ends_past = |b: &RecordedBlock| b.base.saturating_add(64) > at;
-        let mut i = *next;
-        if i > list.len() || list.get(i.wrapping_sub(1)).is_some_and(ends_past) {
-            i = list.partition_point(|b| !ends_past(b));
-        }
-        while list.get(i).is_some_and(|b| !ends_past(b)) {
-            i = i.saturating_add(1);
-        }
-        match list.get(i) {
-            Some(b) => {
-                *next = i.saturating_add(1);
-                Some(Candidates {
-                    base: b.base,
-                    mask: b.mask,
-                })
-            }
-            None => {
-                *next = i;
-                blocks.candidates(bytes, at.max(self.covered), f)
-            }
-        }
     }
 }
 
@@ -230,116 +190,6 @@ impl Default for Recorded {
     fn default() -> Self {
         Recorded::new()
     }
-}
-
-/// A cursor over one text that keeps the current block's candidates, so positions
-/// close together cost one block computation.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Scanner<'f> {
-    pub(super) finder: &'f Finder,
-    pub(super) blocks: Blocks,
-    /// Candidate blocks of the text's start, found while it was validated.
-    pub(super) recorded: Option<&'f Recorded>,
-    /// The cursor into `recorded`'s list.
-    pub(super) next_recorded: usize,
-    /// Start of the cached block and its candidate mask.
-    pub(super) base: usize,
-    pub(super) mask: u64,
-    pub(super) cached: bool,
-}
-
-impl<'f> Scanner<'f> {
-    /// A scanner for `finder` on `backend`.
-    #[inline]
-    pub(crate) const fn new(finder: &'f Finder, backend: Backend) -> Self {
-        Scanner::with_blocks(finder, backend.blocks)
-    }
-
-    /// A scanner on a given block backend.
-    #[inline]
-    pub(crate) const fn with_blocks(finder: &'f Finder, blocks: Blocks) -> Self {
-        Scanner {
-            finder,
-            blocks,
-            recorded: None,
-            next_recorded: 0,
-            base: 0,
-            mask: 0,
-            cached: false,
-        }
-    }
-
-    /// A scanner for `finder` on `backend` over a text whose start's candidate
-    /// blocks `recorded` holds (found by the same finder while the text was
-    /// validated).
-    #[inline]
-    pub(crate) const fn with_recorded(
-        finder: &'f Finder,
-        backend: Backend,
-        recorded: &'f Recorded,
-    ) -> Self {
-        let mut s = Scanner::with_blocks(finder, backend.blocks);
-        s.recorded = Some(recorded);
-        s
-    }
-
-    /// The first index `i >= from` whose byte is in the set and for which
-    /// `confirm(i, byte)` holds, or `bytes.len()`. Every call on one scanner must pass
-    /// the same `bytes`.
-    #[inline]
-    pub(crate) fn next(
-        &mut self,
-        bytes: &[u8],
-        from: usize,
-        mut confirm: impl FnMut(usize, u8) -> bool,
-    ) -> usize {
-        let mut at = from;
-        loop {
-            let offset = at.wrapping_sub(self.base);
-            if !(self.cached && offset < 64) {
-                let found = match self.recorded {
-                    Some(r) => {
-                        r.candidates(&mut self.next_recorded, self.blocks, bytes, at, self.finder)
-                    }
-                    None => self.blocks.candidates(bytes, at, self.finder),
-                };
-                match found {
-                    Some(Candidates { base, mask }) => {
-                        self.base = base;
-                        self.mask = mask;
-                        self.cached = true;
-                        at = at.max(base);
-                    }
-                    None => {
-                        self.cached = false;
-                        return bytes.len();
-                    }
-                }
-            }
-            // Bits below `at` were handed out already (or are before `from`).
-            let offset = at.wrapping_sub(self.base) & 63;
-            let mut mask = self.mask & (u64::MAX << offset);
-            while mask != 0 {
-                let i = self.base.saturating_add(mask.trailing_zeros() as usize);
-                mask &= mask.wrapping_sub(1);
-                if let Some(&b) = bytes.get(i)
-                    && self.finder.reports(bytes, i, b)
-                    && confirm(i, b)
-                {
-                    return i;
-                }
-            }
-            at = self.base.saturating_add(64);
-            self.cached = false;
-        }
-    }
-}
-
-/// The index of the first byte at or after `from` that is in `finder`'s set, or
-/// `bytes.len()`.
-#[cfg(test)]
-pub(crate) fn next_in_set(bytes: &[u8], from: usize, finder: &Finder) -> usize {
-    Scanner::new(finder, Backend::best()).next(bytes, from, |_, _| true)
 }
 
 /// The code point starting at byte `i` of `text`, if `i` is a boundary inside it.
@@ -381,26 +231,4 @@ pub(crate) fn lead_may_attend(bytes: &[u8], i: usize) -> bool {
         Some(&b2) => is_cont(b2) && (bits >> (b2 & 63)) & 1 != 0,
         None => bits != 0,
     }
-}
-
-/// The first code point of `text` needing attention — a control (Cc), a member of the
-/// dangerous-invisible table, or a variation selector (U+FE00–U+FE0F) — as its byte
-/// offset and the code point. Clean text is skipped many bytes at a time.
-pub fn first_attention(text: &str) -> Option<(usize, char)> {
-    first_attention_on(Backend::best(), text)
-}
-
-/// [`first_attention`] on a given backend.
-#[doc(hidden)]
-pub fn first_attention_on(backend: Backend, text: &str) -> Option<(usize, char)> {
-    let mut found = None;
-    Scanner::new(&ATTENTION, backend).next(text.as_bytes(), 0, |i, _| {
-        let c = char_at(text, i);
-        let hit = c.is_some_and(super::needs_attention);
-        if hit {
-            found = c.map(|c| (i, c));
-        }
-        hit
-    });
-    found
 }

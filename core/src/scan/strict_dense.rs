@@ -37,14 +37,14 @@ impl StrictKernel {
     pub(crate) fn of(backend: Backend) -> Option<StrictKernel> {
         match backend.drops {
             #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
-            super::drop::Compactor::Simd(super::drop::SimdCompactor::Avx512(cpu)) => {
+            super::backend::Compactor::Simd(super::x86::SimdCompactor::Avx512(cpu)) => {
                 Some(StrictKernel::Avx512(cpu))
             }
             #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
-            super::drop::Compactor::Simd(super::drop::SimdCompactor::Bmi2(cpu)) => {
+            super::backend::Compactor::Simd(super::x86::SimdCompactor::Bmi2(cpu)) => {
                 Some(StrictKernel::Avx2(cpu))
             }
-            super::drop::Compactor::Portable => None,
+            super::backend::Compactor::Portable => None,
         }
     }
 

@@ -19,7 +19,6 @@ use core::arch::x86_64::{
 };
 
 use super::Finder;
-use super::drop::SimdCompactor;
 use super::pairs;
 use crate::rules::{EMOJI_SELECTOR_SEQ, PROSE_SEQS, STRIP_SEQS, Seq};
 
@@ -81,6 +80,16 @@ pub(crate) struct Bmi2 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Vbmi2 {
     _detected: (),
+}
+
+/// The SIMD packings of dense drop regions, each holding the proof that the CPU
+/// runs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SimdCompactor {
+    /// `vpcompressb`: a 64-byte block in one instruction (AVX-512 VBMI2).
+    Avx512(Vbmi2),
+    /// `pext` over 8-byte words (BMI2); the masks still come from AVX2.
+    Bmi2(Bmi2),
 }
 
 /// AVX2, when the CPU has it. (The `avx512` backend scans with AVX-512 BW,

@@ -473,7 +473,8 @@ unsafe fn validate_find_with<const LEADS_ONLY: bool>(
 #[cfg(test)]
 mod tests {
     use super::super::byteset::ByteSet;
-    use super::super::finder::{ATTENTION, Recorded, Scanner};
+    use super::super::finder::{ATTENTION, Recorded};
+    use super::super::scanner::Scanner;
     use super::super::{Backend, x86};
     use super::*;
     use std::vec::Vec;
