@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 
 use regex_automata::meta;
 use regex_automata::nfa::thompson::WhichCaptures;
+use regex_automata::util::prefilter::Prefilter;
 use regex_automata::util::syntax;
 use regex_automata::{Input, MatchKind};
+use regex_syntax::hir::{Hir, literal};
 use serde::Deserialize;
 
 /// The file as written. Unknown keys are an error: a misspelt key would
@@ -99,8 +101,9 @@ const MAX_WINDOW_MINUTES: f64 = 7.0 * 24.0 * 60.0;
 ///   the literal prefilter: extracting its literals from the gated patterns'
 ///   case-insensitive alternations and building their Aho-Corasick automaton cost
 ///   more than any search it could speed up;
-/// * a text pattern keeps its prefilter: without it a text with one non-ASCII letter
-///   is walked whole by the PikeVM (Unicode `\b`), which more than doubled a call.
+/// * a text pattern keeps a prefilter, from short prefixes ([`TEXT_PREFIX_BYTES`]):
+///   without one a text with one non-ASCII letter is walked whole by the PikeVM
+///   (Unicode `\b`), which more than doubled a call.
 #[derive(Debug, Clone)]
 pub(crate) struct Pattern {
     regex: meta::Regex,
@@ -113,7 +116,7 @@ impl Pattern {
         case_insensitive: bool,
         haystack: Haystack,
     ) -> Result<Self, String> {
-        let mut config = meta::Config::new()
+        let config = meta::Config::new()
             .nfa_size_limit(Some(NFA_SIZE_LIMIT))
             .hybrid_cache_capacity(HYBRID_CACHE_CAPACITY)
             .match_kind(MatchKind::LeftmostFirst)
@@ -121,16 +124,22 @@ impl Pattern {
             .which_captures(WhichCaptures::Implicit)
             .hybrid(false)
             .dfa(false);
-        if haystack == Haystack::ToolName {
-            config = config.auto_prefilter(false);
-        }
         let syntax = syntax::Config::new()
             .utf8(true)
             .case_insensitive(case_insensitive);
-        meta::Builder::new()
-            .configure(config)
-            .syntax(syntax)
-            .build(pattern)
+        let built = match haystack {
+            Haystack::ToolName => meta::Builder::new()
+                .configure(config.auto_prefilter(false))
+                .syntax(syntax)
+                .build(pattern),
+            Haystack::Text => {
+                let hir = syntax::parse_with(pattern, &syntax).map_err(|e| e.to_string())?;
+                meta::Builder::new()
+                    .configure(config.auto_prefilter(false).prefilter(text_prefilter(&hir)))
+                    .build_from_hir(&hir)
+            }
+        };
+        built
             .map(|regex| Self { regex })
             .map_err(|e| match (e.size_limit(), e.syntax_error()) {
                 (Some(limit), _) => {
@@ -149,6 +158,30 @@ impl Pattern {
     pub(crate) fn find(&self, haystack: &str) -> Option<std::ops::Range<usize>> {
         self.regex.find(Input::new(haystack)).map(|m| m.range())
     }
+}
+
+/// How many bytes of each prefix a text pattern's prefilter looks for.
+///
+/// The meta regex extracts prefixes up to 100 bytes; under `(?i)` each letter is a
+/// class of two or three (`s`, `S`, `ſ`), so a word of ten letters crosses into a
+/// thousand literals before the limits cut them, and the extraction and the
+/// Aho-Corasick automaton built from what is left were half of a call's instructions.
+/// Three bytes cross into at most 27 literals and still skip all but a few
+/// positions of a mail's text; a shorter prefix only adds candidates, each
+/// confirmed by the pattern, so what matches is unchanged.
+const TEXT_PREFIX_BYTES: usize = 3;
+
+/// The prefix prefilter of a text pattern, as the meta regex builds it
+/// (`regex_automata::util::prefilter::prefixes`, leftmost-first), from prefixes of
+/// at most [`TEXT_PREFIX_BYTES`]; `None` when some match has no literal prefix.
+fn text_prefilter(hir: &Hir) -> Option<Prefilter> {
+    let mut extractor = literal::Extractor::new();
+    extractor
+        .kind(literal::ExtractKind::Prefix)
+        .limit_literal_len(TEXT_PREFIX_BYTES);
+    let mut prefixes = extractor.extract(hir);
+    prefixes.optimize_for_prefix_by_preference();
+    Prefilter::new(MatchKind::LeftmostFirst, prefixes.literals()?)
 }
 
 /// What a [`Pattern`] searches.
@@ -426,6 +459,7 @@ pub(crate) fn expand_home(path: &str, home: Option<&Path>) -> Result<PathBuf, St
 #[cfg(test)]
 mod tests {
     use super::*;
+    use regex::RegexBuilder;
 
     const MINIMAL: &str = r#"{"gated_tool_patterns":["send"],"exempt_tool_patterns":[],"block_patterns":[{"name":"b","regex":"bad"}],
         "warn_patterns":[],"text_field_candidates":["body"],"ledger_max_age_minutes":45}"#;
@@ -525,6 +559,69 @@ mod tests {
         // Gated names match in any case; exempt ones as written.
         assert_eq!(c.classify("mcp__m__Send_Message"), Class::Gated);
         assert_eq!(c.classify("mcp__m__FETCH_page"), Class::Unclassified);
+    }
+
+    /// `Pattern` builds what `regex` builds minus what the gate does not use, and a
+    /// shorter prefilter: every match must be the one `regex::Regex` finds.
+    #[test]
+    fn patterns_match_exactly_what_regex_matches() {
+        let example: ConfigFile =
+            serde_json::from_str(include_str!("../../../cli/send-gate.example.json")).unwrap();
+        let mut text: Vec<String> = example
+            .block_patterns
+            .iter()
+            .chain(&example.warn_patterns)
+            .map(|p| p.regex.clone())
+            .collect();
+        text.extend(example.currency_claim_patterns.unwrap_or_default());
+        text.extend(["^sorry$".into(), "k\\w+".into(), "(?-i:Sorry)|x{2,}".into()]);
+        let haystacks = [
+            "I'm sorry for the delay, truly.",
+            "\u{17F}orry, I went quiet",
+            "\u{17F}ORRY \u{b7} d\u{e9}lai \u{b7} late",
+            "caf\u{e9}sorry for the delay",
+            "sorry\u{e9} for the delay",
+            "As an AI language model",
+            "as an \u{212A}I",
+            "Dear [Recipient Name], lorem ipsum.",
+            "just circling back, maybe perhaps possibly",
+            "still waiting \u{2014} hasn't replied, no reply yet",
+            "\u{212A}elvin kelvin xxx Sorry sorry",
+            "",
+        ];
+        for source in &text {
+            let ours = Pattern::new(source, true, Haystack::Text).unwrap();
+            let theirs = RegexBuilder::new(source)
+                .case_insensitive(true)
+                .build()
+                .unwrap();
+            for h in haystacks {
+                let expected = theirs.find(h).map(|m| m.range());
+                assert_eq!(ours.find(h), expected, "{source:?} on {h:?}");
+                assert_eq!(ours.is_match(h), expected.is_some());
+            }
+        }
+        for source in &example.gated_tool_patterns {
+            let ours = Pattern::new(source, true, Haystack::ToolName).unwrap();
+            let theirs = RegexBuilder::new(source)
+                .case_insensitive(true)
+                .build()
+                .unwrap();
+            for tool in [
+                "mcp__slack__slack_send_message",
+                "mcp__outlook__SendMail",
+                "mcp__gmail__schedule_send",
+                "mcp__x__create_message",
+                "mcp__gmail__search_threads",
+                "send",
+            ] {
+                assert_eq!(
+                    ours.is_match(tool),
+                    theirs.is_match(tool),
+                    "{source:?} {tool}"
+                );
+            }
+        }
     }
 
     #[test]
