@@ -17,7 +17,9 @@
 //! halves across what those steps drop; its output, already stripped, is what core
 //! sanitizes (both steps are idempotent).
 
-use airlock_core::class::{is_control, is_dangerous_invisible, is_stripped, is_variation_selector};
+use airlock_core::class::{is_control, is_stripped};
+#[cfg(target_arch = "x86_64")]
+use airlock_core::class::{is_dangerous_invisible, is_variation_selector};
 
 #[cfg(target_arch = "x86_64")]
 mod avx512;
@@ -27,7 +29,9 @@ mod blocks;
 /// `u >> 6`): controls, dangerous invisibles, variation selectors (U+FE0F is kept
 /// after a pictographic code point: the unit-wise path decides), and surrogates.
 /// Derived from core's rules, so it follows them.
-// Const evaluation: indexes bounded by the loop (`u < 0x10000`).
+// Const evaluation: indexes bounded by the loop (`u < 0x10000`). Only the AVX-512 block
+// check reads it, so other targets do not build it.
+#[cfg(target_arch = "x86_64")]
 #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 static MAY_DROP: [u64; 1024] = {
     let mut t = [0u64; 1024];
@@ -46,6 +50,7 @@ static MAY_DROP: [u64; 1024] = {
 };
 
 /// Whether steps 1–2 may drop BMP unit `u` ([`MAY_DROP`]).
+#[cfg(target_arch = "x86_64")]
 #[inline]
 fn may_drop(u: u16) -> bool {
     MAY_DROP
@@ -156,6 +161,7 @@ pub(crate) fn to_utf8<const STRIP: bool>(
     #[cfg(target_arch = "x86_64")]
     let mut narrow_until = 0usize;
     while i < count {
+        #[cfg(target_arch = "x86_64")]
         let from = i.checked_mul(2)?;
         // Thirty-two units at a time, ASCII or not, with AVX-512, for as many blocks
         // as it takes.
