@@ -288,6 +288,40 @@ mod tests {
     ];
 
     #[test]
+    fn both_printed_forms_hold_the_same_entries() {
+        let entries = [
+            Entry {
+                event: "PreToolUse",
+                matcher: "^mcp__.*[Ss]end",
+                command: "airlock hook send-gate --client codex".into(),
+                timeout: 30,
+            },
+            Entry {
+                event: "PostToolUse",
+                matcher: "*",
+                command: "airlock hook tool-output --tool 'a\"b=5' --client codex".into(),
+                timeout: 30,
+            },
+        ];
+        let text = wiring(&entries);
+        let rest = text.strip_prefix(HOOKS_JSON_HEADING).unwrap();
+        let (json, toml) = rest.split_once(CONFIG_TOML_HEADING).unwrap();
+        let json = super::tests::json(json.trim());
+        let toml: Value = toml::from_str(toml).unwrap();
+        assert_eq!(json, toml);
+        let command = json["hooks"]["PostToolUse"][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap();
+        assert!(command.ends_with(FAIL_CLOSED), "{command}");
+        assert!(command.starts_with("airlock hook tool-output --tool 'a\"b=5'"));
+        assert_eq!(json["hooks"]["PreToolUse"][0]["matcher"], "^mcp__.*[Ss]end");
+        assert!(
+            crate::verdict::wrapper_hazard(command, crate::Client::Codex).is_none(),
+            "the doctor must not flag the printed wrapper"
+        );
+    }
+
+    #[test]
     fn a_deny_keeps_its_reason_and_loses_what_codex_refuses() {
         // The quarantine gate's deny carries continue:false, which fails the hook in Codex.
         let line = r#"{"continue":false,"stopReason":"s","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"airlock: no"}}"#;
