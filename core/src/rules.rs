@@ -175,13 +175,15 @@ const fn byte_of(c: u128, shift: u32) -> u8 {
     (c >> shift) as u8
 }
 
-/// Most patterns a set needs; checked at compile time.
+/// Most patterns a set of the reference's rules needs; checked at compile time.
 const MAX_SEQS: usize = 24;
 
-/// A set of code points as UTF-8 byte patterns, each code point in exactly one.
+/// A set of code points as UTF-8 byte patterns, each code point in exactly one, with
+/// room for `N` while it is built. The one pattern compiler: the reference's sets
+/// here and strict's dense blocks (`scan::strict_patterns`) are built by it.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Seqs {
-    seqs: [Seq; MAX_SEQS],
+pub(crate) struct Seqs<const N: usize = MAX_SEQS> {
+    seqs: [Seq; N],
     n: usize,
 }
 
@@ -197,9 +199,10 @@ const fn cont(x: u32) -> u8 {
     (0x80 | (x & 0x3F)) as u8
 }
 
-/// The UTF-8 encoding of `cp` (a scalar value) and its length.
+/// The UTF-8 encoding of `cp` (a scalar value) and its length; `char::encode_utf8` is
+/// not a `const fn` on a `u32`, and the tables are built at compile time.
 #[allow(clippy::arithmetic_side_effects)]
-const fn encode(cp: u32) -> ([u8; 4], usize) {
+pub(crate) const fn encode(cp: u32) -> ([u8; 4], usize) {
     // Each byte is masked to its payload; the shifts are below 32.
     if cp < 0x80 {
         ([cp as u8, 0, 0, 0], 1)
@@ -220,14 +223,14 @@ const fn encode(cp: u32) -> ([u8; 4], usize) {
     }
 }
 
-impl Seqs {
+impl<const N: usize> Seqs<N> {
     /// The patterns of every code point `member` accepts among those of `ranges`
     /// (sorted, disjoint), each truncated to its first `prefix` bytes.
     #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
-    pub(crate) const fn of(ranges: Ranges, member: Member, prefix: usize) -> Seqs {
-        // Indexes: `n < MAX_SEQS` (checked), byte positions below 4.
+    pub(crate) const fn of(ranges: Ranges, member: Member, prefix: usize) -> Seqs<N> {
+        // Indexes: `n < N` (checked), byte positions below 4.
         let mut s = Seqs {
-            seqs: [EMPTY_SEQ; MAX_SEQS],
+            seqs: [EMPTY_SEQ; N],
             n: 0,
         };
         let mut r = 0;
@@ -274,7 +277,10 @@ impl Seqs {
                 }
             }
         }
-        assert!(self.n < MAX_SEQS, "rules: raise MAX_SEQS");
+        assert!(
+            self.n < N,
+            "rules: a pattern set needs more room (raise its N)"
+        );
         let mut lo = [0u8; 4];
         let mut k = 0;
         while k < len {
@@ -340,6 +346,8 @@ pub(crate) enum Member {
     Drops(DropSet),
     /// Code points needing attention.
     Attention,
+    /// Every code point of the ranges.
+    All,
 }
 
 impl Member {
@@ -348,6 +356,7 @@ impl Member {
         match self {
             Member::Drops(d) => d.drops(cp),
             Member::Attention => needs_attention(cp),
+            Member::All => true,
         }
     }
 }

@@ -22,7 +22,7 @@
 //! ([`ATTENTION_LEADS`]), strict's from D's generated ranges.
 
 use super::byteset::ByteSet;
-use crate::rules::{ATTENTION_LEADS, Seq};
+use crate::rules::{ATTENTION_LEADS, Seq, encode};
 
 /// Groups the tables hold: two 8-bit halves.
 pub(crate) const MAX_GROUPS: usize = 16;
@@ -290,27 +290,6 @@ const fn split<const N: usize, const ROWS: usize>(t: &[u16; N]) -> [[[u8; 64]; R
         i += 1;
     }
     out
-}
-
-/// A continuation byte carrying the low six bits of `x`.
-const fn c(x: u32) -> u8 {
-    (0x80 | (x & 0x3F)) as u8
-}
-
-/// The UTF-8 bytes of `cp` (a scalar value of two bytes or more) and its length.
-#[allow(clippy::arithmetic_side_effects)]
-const fn encode(cp: u32) -> ([u8; 4], usize) {
-    // Each byte is masked to its payload; the shifts are below 32.
-    if cp < 0x800 {
-        ([(0xC0 | (cp >> 6)) as u8, c(cp), 0, 0], 2)
-    } else if cp < 0x1_0000 {
-        ([(0xE0 | (cp >> 12)) as u8, c(cp >> 6), c(cp), 0], 3)
-    } else {
-        (
-            [(0xF0 | (cp >> 18)) as u8, c(cp >> 12), c(cp >> 6), c(cp)],
-            4,
-        )
-    }
 }
 
 impl Refinement {

@@ -5,6 +5,7 @@ use super::tables::{
     TEXT_BASES, VIRAMA,
 };
 pub(crate) use super::tables::{EMOJI_MAX_LEN, JT_D, JT_L, JT_R, JT_T};
+use crate::rules::encode;
 
 /// D's generated ranges (sorted, disjoint), for the dense blocks' patterns.
 pub(crate) const DROP_RANGES: &[(u32, u32)] = &DROP;
@@ -336,16 +337,7 @@ pub(crate) static DROP_LEADS: [bool; 256] = {
         let (lo, hi) = DROP[r];
         let mut cp = lo;
         while cp <= hi {
-            let lead = if cp < 0x80 {
-                cp
-            } else if cp < 0x800 {
-                0xC0 | (cp >> 6)
-            } else if cp < 0x10000 {
-                0xE0 | (cp >> 12)
-            } else {
-                0xF0 | (cp >> 18)
-            };
-            t[lead as usize] = true;
+            t[encode(cp).0[0] as usize] = true;
             cp += 1;
         }
         r += 1;
