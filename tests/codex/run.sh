@@ -28,7 +28,12 @@ rm -f npm-ci.log
 # The claude test's modules are imported (lib.mjs, mcp-mail.mjs); they need no install.
 bin=$(node -e 'import("./lib.mjs").then((m) => console.log(m.CODEX.bin))')
 [ -x "$bin" ] || skip "installed, but $bin is missing"
-"$bin" --version >/dev/null 2>&1 || skip "installed, but $bin does not run here"
+# Even `--version` writes under $CODEX_HOME (default ~/.codex: its arg0 links), so the probe
+# gets a throwaway home, as every run does, and the user's ~/.codex is never touched.
+probe_home="$(mktemp -d "${TMPDIR:-/tmp}/airlock-codex-probe.XXXXXX")"
+HOME="$probe_home" CODEX_HOME="$probe_home" "$bin" --version >/dev/null 2>&1 ||
+  { rm -rf "$probe_home"; skip "installed, but $bin does not run here"; }
+rm -rf "$probe_home"
 
 cargo build --release --locked -p airlock-cli --quiet
 export AIRLOCK_BIN="$(cd ../.. && pwd)/target/release/airlock"
