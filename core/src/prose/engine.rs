@@ -1,7 +1,7 @@
 //! The walk (`Engine`): the five steps over pieces of whole code points, generic
 //! over its sink.
 
-use super::sink::{Back, Block, InBlock, Kept, Sink};
+use super::sink::{Back, Block, BlockSink, InBlock, Kept};
 use crate::class::{is_control, is_dangerous_invisible, is_stripped, is_variation_selector};
 use crate::forgery::{
     Automaton, INFO_LITERALS, INFO_MARKER_END, LiteralSet, MARKER_FIRST, MARKER_REDACTION,
@@ -139,7 +139,7 @@ impl<'l, A: Automaton> Engine<'l, A> {
     /// [`Engine::flush`]). Only a literal or a marker's end needs more than the
     /// step, so the fast path costs what a count costs.
     #[inline(always)]
-    fn feed<S: Sink, K: Kept<S> + ?Sized>(
+    fn feed<S: BlockSink, K: Kept<S> + ?Sized>(
         &mut self,
         kept: &K,
         b: u8,
@@ -159,7 +159,7 @@ impl<'l, A: Automaton> Engine<'l, A> {
 
     /// A literal found, or a marker ending at `here` (`before` the state before it).
     #[inline(never)]
-    fn report<S: Sink, K: Kept<S> + ?Sized>(
+    fn report<S: BlockSink, K: Kept<S> + ?Sized>(
         &mut self,
         kept: &K,
         before: u16,
@@ -177,7 +177,7 @@ impl<'l, A: Automaton> Engine<'l, A> {
         // `depth` of the held bytes and the pending run.
         let depth = info_marker_depth(self.auto.info(before));
         self.release(kept, here, depth, run_start, sink);
-        sink.put(MARKER_REDACTION.as_bytes());
+        sink.replacement(MARKER_REDACTION);
         self.held_len = 0;
         self.redacted = true;
         *run_start = here.saturating_add(1);
@@ -187,7 +187,7 @@ impl<'l, A: Automaton> Engine<'l, A> {
     /// `keep` bytes; returns those of the run (where they begin, how many). The
     /// kept ones of `held` stay at its start.
     #[inline]
-    fn release<S: Sink, K: Kept<S> + ?Sized>(
+    fn release<S: BlockSink, K: Kept<S> + ?Sized>(
         &mut self,
         kept: &K,
         end: usize,
@@ -199,12 +199,12 @@ impl<'l, A: Automaton> Engine<'l, A> {
         let from_held = keep.saturating_sub(back.taken).min(self.held_len);
         let release = self.held_len.saturating_sub(from_held);
         if release > 0 {
-            sink.put(self.held.get(..release).unwrap_or_default());
+            self.put_held(release, sink);
             self.held.copy_within(release..self.held_len, 0);
             self.held_len = from_held;
         }
         if *run_start < back.at {
-            kept.put_run(*run_start, back.at, sink);
+            self.fault |= !kept.put_run(*run_start, back.at, sink);
         }
         *run_start = back.at;
         back
@@ -214,7 +214,7 @@ impl<'l, A: Automaton> Engine<'l, A> {
     /// a block): emits it, with the held bytes, except the bytes that may still
     /// begin a marker (the state's depth), which are copied to `held`.
     #[inline(always)]
-    fn flush<S: Sink, K: Kept<S> + ?Sized>(
+    fn flush<S: BlockSink, K: Kept<S> + ?Sized>(
         &mut self,
         kept: &K,
         end: usize,
@@ -224,7 +224,7 @@ impl<'l, A: Automaton> Engine<'l, A> {
         let depth = info_marker_depth(self.auto.info(self.state));
         if depth == 0 && self.held_len == 0 {
             if *run_start < end {
-                kept.put_run(*run_start, end, sink);
+                self.fault |= !kept.put_run(*run_start, end, sink);
             }
             *run_start = end;
             return;
@@ -233,7 +233,7 @@ impl<'l, A: Automaton> Engine<'l, A> {
     }
 
     #[inline(never)]
-    fn flush_held<S: Sink, K: Kept<S> + ?Sized>(
+    fn flush_held<S: BlockSink, K: Kept<S> + ?Sized>(
         &mut self,
         kept: &K,
         end: usize,
@@ -283,7 +283,7 @@ impl<'l, A: Automaton> Engine<'l, A> {
     /// code point at a time; the sink's block rule decides whether the bytes are
     /// packed or only measured.
     #[inline]
-    fn dense<S: Sink>(
+    fn dense<S: BlockSink>(
         &mut self,
         bytes: &[u8],
         at: &mut usize,
@@ -336,7 +336,7 @@ impl<'l, A: Automaton> Engine<'l, A> {
     }
 
     /// Processes one piece of whole code points.
-    pub(super) fn push_str<S: Sink>(&mut self, piece: &str, sink: &mut S) {
+    pub(super) fn push_str<S: BlockSink>(&mut self, piece: &str, sink: &mut S) {
         let bytes = piece.as_bytes();
         let len = bytes.len();
         let mut run_start = 0;
@@ -371,14 +371,14 @@ impl<'l, A: Automaton> Engine<'l, A> {
             };
             if b < 0x80 {
                 if is_dropped_ascii(b) {
-                    self.flush(bytes, at, &mut run_start, sink);
+                    self.flush(piece, at, &mut run_start, sink);
                     self.dropped = true;
                     at = at.saturating_add(1);
                     run_start = at;
                     self.dense(bytes, &mut at, &mut run_start, sink);
                     continue;
                 }
-                self.feed(bytes, b, at, &mut run_start, sink);
+                self.feed(piece, b, at, &mut run_start, sink);
                 at = at.saturating_add(1);
                 while self.state != 0 {
                     // Busy on kept ASCII: along a literal's chain (nothing reported
@@ -388,7 +388,7 @@ impl<'l, A: Automaton> Engine<'l, A> {
                     at = next;
                     match bytes.get(at) {
                         Some(&b) if KEPT_ASCII.contains(b) => {
-                            self.feed(bytes, b, at, &mut run_start, sink);
+                            self.feed(piece, b, at, &mut run_start, sink);
                             at = at.saturating_add(1);
                         }
                         _ => break,
@@ -411,12 +411,12 @@ impl<'l, A: Automaton> Engine<'l, A> {
                     }
                 });
                 if dropped {
-                    self.flush(bytes, at, &mut run_start, sink);
+                    self.flush(piece, at, &mut run_start, sink);
                     self.dropped = true;
                     run_start = end;
                 } else {
                     for (k, &b) in bytes.get(at..end).unwrap_or_default().iter().enumerate() {
-                        self.feed(bytes, b, at.saturating_add(k), &mut run_start, sink);
+                        self.feed(piece, b, at.saturating_add(k), &mut run_start, sink);
                     }
                 }
                 at = end;
@@ -430,16 +430,26 @@ impl<'l, A: Automaton> Engine<'l, A> {
         }
         // The piece's bytes do not outlive this call: what may still begin a
         // marker is copied to `held`.
-        self.flush(bytes, at.min(len), &mut run_start, sink);
+        self.flush(piece, at.min(len), &mut run_start, sink);
         if let Some(last) = piece.chars().next_back() {
             self.prev = Some(last);
         }
     }
 
+    /// Hands the first `n` held bytes to `sink`: a marker's beginning (ASCII), so
+    /// whole code points; anything else is a fault.
+    #[inline(never)]
+    fn put_held<S: BlockSink>(&mut self, n: usize, sink: &mut S) {
+        match self.held.get(..n).map(core::str::from_utf8) {
+            Some(Ok(held)) => sink.text(held),
+            _ => self.fault = true,
+        }
+    }
+
     /// Ends the text: held bytes were no marker.
-    pub(super) fn finish<S: Sink>(&mut self, sink: &mut S) {
+    pub(super) fn finish<S: BlockSink>(&mut self, sink: &mut S) {
         if self.held_len > 0 {
-            sink.put(self.held.get(..self.held_len).unwrap_or_default());
+            self.put_held(self.held_len, sink);
             self.held_len = 0;
         }
     }

@@ -26,6 +26,7 @@ use crate::strip::BufferTooSmall;
 #[doc(hidden)]
 pub use oneshot::sanitize_prose_on;
 pub use oneshot::{sanitize_prose, sanitize_prose_with};
+pub(crate) use sink::{NoteBuf, Sink};
 pub use stream::{DRAIN_BUFFER_LEN, ProseStream, StreamError, stream_buffer_len};
 
 /// Byte budget of the reference for an `insight`.

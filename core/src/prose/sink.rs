@@ -7,10 +7,81 @@ use super::{Prose, TruncationNote};
 use crate::scan::{Backend, DropBlock, DropPlan, Dropper, Finder};
 use crate::truncate::floor_char_boundary;
 
-/// Where the walk puts its output. The walk is one piece of code whatever the sink:
-/// the counting pass, the writing pass and the stream see the same runs in the same
-/// order, so what is written is what was counted.
-pub(super) trait Sink {
+/// Where a stage puts what it produces: the one sink model of both profiles, as
+/// ripgrep's `Sink` is of its searcher. One trait, one method per event, a default
+/// for every event a sink may ignore:
+///
+/// * the reference walk (`Engine`) hands kept text and redactions to its counting
+///   sink ([`Count`]) and its writer ([`CapWriter`]), and dense-drop blocks through
+///   the extension [`BlockSink`];
+/// * strict step 2 (`strict::keep`, `strict::dense`) hands kept text, and the members
+///   of D it drops, to strip's sinks and to sanitize's batch (`strict::prose`), and
+///   writes dense runs into a sink's [`Sink::room`];
+/// * strict steps 3–5 (`strict::matcher`) hand kept text and replacements to the
+///   strict writer (`strict::prose::Writer`), and to the checks' sinks.
+///
+/// Every call carries whole code points, in output order.
+///
+/// # What a writing sink's buffer holds on an error
+///
+/// Both profiles promise the same, one-shot and at a stream's `finish`: when the call
+/// returns an error (a rejected record, a buffer too small, a fault), the buffer
+/// holds nothing of the record's output. Each of its bytes is either as the caller
+/// left it or zero: what a writer wrote is zeroed before the error is returned
+/// (`CapWriter::wipe`, `strict::prose::Writer::wipe`), so a caller that ignores the
+/// error cannot pass on part of a refused record. (The reference's two-walk path
+/// writes only after the verdict and the size check, so its refusals leave the buffer
+/// untouched; the one-walk paths write first and wipe.) Output a draining stream has
+/// already handed out (`ProseStream::feed_emitting`) is the caller's.
+pub(crate) trait Sink {
+    /// Whether the sink wants [`Sink::dropped`] calls (strict's dense path skips
+    /// them otherwise).
+    const DROPS: bool = false;
+    /// Whether what the sink gathers ([`Sink::room`]) goes where strict step 3's
+    /// controls (C0 but TAB and LF, DEL, C1) are dropped anyway (sanitize's matcher):
+    /// strict's dense path then leaves them out of the gathered bytes.
+    const DROPS_CONTROLS: bool = false;
+    /// The next run of kept text.
+    fn text(&mut self, s: &str);
+    /// A replacement (a redacted envelope marker, a special token, a comment opener)
+    /// in place of text that is gone; what follows it may lose members of D (strict:
+    /// `strict::trail`).
+    #[inline(always)]
+    fn replacement(&mut self, s: &str) {
+        self.text(s);
+    }
+    /// A code point dropped at byte `at` of the input (strict step 2's members of D).
+    #[inline(always)]
+    fn dropped(&mut self, at: usize, c: char) {
+        let _ = (at, c);
+    }
+    /// Space for at least `need` kept bytes that a dense path may write into
+    /// directly (then reports them with [`Sink::gathered`]), or `None` to be handed
+    /// the kept runs with [`Sink::text`]. Between dense dropped code points the runs
+    /// are a byte each, and a hand-off per byte costs more than the byte.
+    #[inline(always)]
+    fn room(&mut self, need: usize) -> Option<&mut [u8]> {
+        let _ = need;
+        None
+    }
+    /// `n` kept bytes (whole code points) were written at the start of the space
+    /// [`Sink::room`] gave.
+    #[inline(always)]
+    fn gathered(&mut self, n: usize) {
+        let _ = n;
+    }
+    /// Whether more input can change nothing the sink produces (a writer cut at its
+    /// cap whose count is known already): the walk may stop.
+    #[inline(always)]
+    fn is_full(&self) -> bool {
+        false
+    }
+}
+
+/// A [`Sink`] the reference walk can hand dense-drop blocks: the walk is one piece of
+/// code whatever the sink, so the counting pass, the writing pass and the stream see
+/// the same runs in the same order, and what is written is what was counted.
+pub(super) trait BlockSink: Sink {
     /// How the sink takes a dense-drop block: planned (it needs only the kept
     /// length) or packed (it needs the kept bytes).
     type Block: Block;
@@ -24,12 +95,8 @@ pub(super) trait Sink {
         at: usize,
         marks: Option<&Finder>,
     ) -> Option<Self::Block>;
-    /// The next run of output (kept text or a redaction).
-    fn put(&mut self, s: &[u8]);
     /// The kept bytes of `block` at positions `from..to`, in order.
     fn put_block(&mut self, block: &Self::Block, from: usize, to: usize);
-    /// Whether more text can change nothing the sink produces.
-    fn is_full(&self) -> bool;
 }
 
 /// A dense-drop block as the walk steps over it: 64 positions, some holding kept
@@ -179,6 +246,13 @@ pub(super) struct Count {
 }
 
 impl Sink for Count {
+    #[inline(always)]
+    fn text(&mut self, s: &str) {
+        self.len = self.len.saturating_add(s.len());
+    }
+}
+
+impl BlockSink for Count {
     type Block = Planned;
     #[inline(always)]
     fn take_block(
@@ -191,17 +265,9 @@ impl Sink for Count {
         dropper.plan(text, at, marks).map(Planned)
     }
     #[inline(always)]
-    fn put(&mut self, s: &[u8]) {
-        self.len = self.len.saturating_add(s.len());
-    }
-    #[inline(always)]
     fn put_block(&mut self, block: &Planned, from: usize, to: usize) {
         let kept = (block.0.keep & bits(from, to)).count_ones() as usize;
         self.len = self.len.saturating_add(kept);
-    }
-    #[inline(always)]
-    fn is_full(&self) -> bool {
-        false
     }
 }
 
@@ -226,6 +292,10 @@ pub(super) struct CapWriter<'o> {
     /// the count): a block may be copied whole there, its unkept tail written over
     /// later. 0 when unknown (the stream).
     pub(super) covered: usize,
+    /// The end of the furthest space handed to the dense kernel
+    /// ([`BlockSink::take_block`] packs in place): it may write past what it keeps,
+    /// and [`CapWriter::wipe`] zeroes up to here too.
+    pub(super) reached: usize,
 }
 
 impl<'o> CapWriter<'o> {
@@ -246,30 +316,38 @@ impl<'o> CapWriter<'o> {
             backend,
             drained: 0,
             covered: 0,
+            reached: 0,
         }
     }
 
     /// Appends the note when the text of `original_bytes` was cut and returns
-    /// the result; `None` after a fault (the caller refuses the record).
+    /// the result; `None` after a fault (the caller refuses the record), with the
+    /// buffer wiped ([`CapWriter::wipe`]).
     pub(super) fn conclude(mut self, original_bytes: usize) -> Option<Prose<'o>> {
-        if self.fault {
-            return None;
-        }
         let truncated = original_bytes > self.cap;
-        if truncated {
+        if truncated && !self.fault {
             let note = TruncationNote {
                 original_bytes,
                 max_bytes: self.cap,
             };
             let mut note_buf = NoteBuf::default();
-            write!(note_buf, "{note}").ok()?;
-            self.append(note_buf.as_str(self.backend)?);
-            if self.fault {
-                return None;
+            match write!(note_buf, "{note}")
+                .ok()
+                .and(note_buf.as_str(self.backend))
+            {
+                Some(note) => self.append(note),
+                None => self.fault = true,
             }
+        }
+        if self.fault {
+            self.wipe();
+            return None;
         }
         let backend = self.backend;
         let CapWriter { out, len, .. } = self;
+        // The last guard: the writer copied whole code points. Its refusal cannot
+        // wipe what the borrow of the text holds (the one exception to [`Sink`]'s
+        // promise, for a state no path reaches).
         let written: &'o [u8] = out.get(..len)?;
         Some(Prose {
             text: backend.to_str(written).ok()?,
@@ -278,53 +356,9 @@ impl<'o> CapWriter<'o> {
         })
     }
 
-    /// Appends text that is not subject to the cap (the note).
-    pub(super) fn append(&mut self, s: &str) {
-        let end = self.len.saturating_add(s.len());
-        if let Some(dst) = self.out.get_mut(self.len..end) {
-            dst.copy_from_slice(s.as_bytes());
-            self.len = end;
-        } else {
-            self.fault = true;
-        }
-    }
-}
-
-impl Sink for CapWriter<'_> {
-    type Block = Written;
-
-    #[inline(always)]
-    fn take_block(
-        &mut self,
-        dropper: &Dropper,
-        text: &[u8],
-        at: usize,
-        marks: Option<&Finder>,
-    ) -> Option<Written> {
-        if marks.is_none() && !self.cut {
-            // Within the cap; a block that does not fit goes through the buffer
-            // (and is cut there).
-            let room = self
-                .cap
-                .saturating_sub(self.drained.saturating_add(self.len));
-            let end = self.len.saturating_add(room).min(self.out.len());
-            if let Some(block) = self
-                .out
-                .get_mut(self.len..end)
-                .and_then(|out| dropper.block(text, at, out))
-            {
-                self.len = self.len.saturating_add(block.kept);
-                self.total = self.total.saturating_add(block.kept);
-                return Some(Written::InPlace(block));
-            }
-        }
-        let mut buf = [0u8; 64];
-        let block = dropper.marked_block(text, at, marks, &mut buf)?;
-        Some(Written::Packed(Packed { buf, block }))
-    }
-
+    /// Writes the next run (whole code points) up to the cap.
     #[inline]
-    fn put(&mut self, s: &[u8]) {
+    pub(super) fn write(&mut self, s: &[u8]) {
         self.total = self.total.saturating_add(s.len());
         if self.cut {
             return;
@@ -364,6 +398,75 @@ impl Sink for CapWriter<'_> {
         }
     }
 
+    /// Zeroes every byte this writer may have written: on an error the buffer holds
+    /// nothing of the record (see [`Sink`]).
+    pub(super) fn wipe(&mut self) {
+        let end = self.len.max(self.covered).max(self.reached);
+        let end = end.min(self.out.len());
+        if let Some(written) = self.out.get_mut(..end) {
+            written.fill(0);
+        }
+        self.len = 0;
+    }
+
+    /// Appends text that is not subject to the cap (the note).
+    pub(super) fn append(&mut self, s: &str) {
+        let end = self.len.saturating_add(s.len());
+        if let Some(dst) = self.out.get_mut(self.len..end) {
+            dst.copy_from_slice(s.as_bytes());
+            self.len = end;
+        } else {
+            self.fault = true;
+        }
+    }
+}
+
+impl Sink for CapWriter<'_> {
+    #[inline(always)]
+    fn text(&mut self, s: &str) {
+        self.write(s.as_bytes());
+    }
+
+    #[inline(always)]
+    fn is_full(&self) -> bool {
+        self.stop_when_cut && self.cut
+    }
+}
+
+impl BlockSink for CapWriter<'_> {
+    type Block = Written;
+
+    #[inline(always)]
+    fn take_block(
+        &mut self,
+        dropper: &Dropper,
+        text: &[u8],
+        at: usize,
+        marks: Option<&Finder>,
+    ) -> Option<Written> {
+        if marks.is_none() && !self.cut {
+            // Within the cap; a block that does not fit goes through the buffer
+            // (and is cut there).
+            let room = self
+                .cap
+                .saturating_sub(self.drained.saturating_add(self.len));
+            let end = self.len.saturating_add(room).min(self.out.len());
+            if let Some(block) = self
+                .out
+                .get_mut(self.len..end)
+                .and_then(|out| dropper.block(text, at, out))
+            {
+                self.reached = self.reached.max(end);
+                self.len = self.len.saturating_add(block.kept);
+                self.total = self.total.saturating_add(block.kept);
+                return Some(Written::InPlace(block));
+            }
+        }
+        let mut buf = [0u8; 64];
+        let block = dropper.marked_block(text, at, marks, &mut buf)?;
+        Some(Written::Packed(Packed { buf, block }))
+    }
+
     #[inline(always)]
     fn put_block(&mut self, block: &Written, from: usize, to: usize) {
         let block = match block {
@@ -387,30 +490,32 @@ impl Sink for CapWriter<'_> {
                 return;
             }
         }
-        self.put(block.buf.get(from..to).unwrap_or_default());
-    }
-
-    #[inline(always)]
-    fn is_full(&self) -> bool {
-        self.stop_when_cut && self.cut
+        self.write(block.buf.get(from..to).unwrap_or_default());
     }
 }
 
 /// Kept text the walk addresses by position and hands to a sink in runs: a piece of
 /// the input, or a dense-drop block.
-pub(super) trait Kept<S: Sink + ?Sized> {
-    /// Hands the kept bytes at positions `from..to` to `sink`.
-    fn put_run(&self, from: usize, to: usize, sink: &mut S);
+pub(super) trait Kept<S: BlockSink + ?Sized> {
+    /// Hands the kept bytes at positions `from..to` to `sink`; `false` when they are
+    /// not whole code points (a position off a boundary: the walk faults).
+    fn put_run(&self, from: usize, to: usize, sink: &mut S) -> bool;
     /// Where the last `n` kept bytes of positions `from..to` begin.
     fn back(&self, from: usize, to: usize, n: usize) -> Back;
     /// Copies the kept bytes at positions `from..to` to `dst`; returns how many.
     fn copy_kept(&self, from: usize, to: usize, dst: &mut [u8]) -> usize;
 }
 
-impl<S: Sink + ?Sized> Kept<S> for [u8] {
+impl<S: BlockSink + ?Sized> Kept<S> for str {
     #[inline(always)]
-    fn put_run(&self, from: usize, to: usize, sink: &mut S) {
-        sink.put(self.get(from..to).unwrap_or_default());
+    fn put_run(&self, from: usize, to: usize, sink: &mut S) -> bool {
+        match self.get(from..to) {
+            Some(run) => {
+                sink.text(run);
+                true
+            }
+            None => false,
+        }
     }
     #[inline]
     fn back(&self, from: usize, to: usize, n: usize) -> Back {
@@ -422,7 +527,7 @@ impl<S: Sink + ?Sized> Kept<S> for [u8] {
     }
     #[inline]
     fn copy_kept(&self, from: usize, to: usize, dst: &mut [u8]) -> usize {
-        let src = self.get(from..to).unwrap_or_default();
+        let src = self.as_bytes().get(from..to).unwrap_or_default();
         match dst.get_mut(..src.len()) {
             Some(dst) => {
                 dst.copy_from_slice(src);
@@ -439,10 +544,11 @@ pub(super) struct InBlock<'b, B> {
     pub(super) window: &'b [u8],
 }
 
-impl<S: Sink> Kept<S> for InBlock<'_, S::Block> {
+impl<S: BlockSink> Kept<S> for InBlock<'_, S::Block> {
     #[inline(always)]
-    fn put_run(&self, from: usize, to: usize, sink: &mut S) {
+    fn put_run(&self, from: usize, to: usize, sink: &mut S) -> bool {
         sink.put_block(self.block, from, to);
+        true
     }
     #[inline]
     fn back(&self, from: usize, to: usize, n: usize) -> Back {
@@ -455,7 +561,7 @@ impl<S: Sink> Kept<S> for InBlock<'_, S::Block> {
 }
 
 /// A fixed buffer large enough for any truncation note.
-pub(super) struct NoteBuf {
+pub(crate) struct NoteBuf {
     buf: [u8; 128],
     len: usize,
 }
@@ -471,7 +577,7 @@ impl Default for NoteBuf {
 
 impl NoteBuf {
     /// The note written; `None` if it is not text (it always is).
-    pub(super) fn as_str(&self, backend: Backend) -> Option<&str> {
+    pub(crate) fn as_str(&self, backend: Backend) -> Option<&str> {
         backend.to_str(self.buf.get(..self.len)?).ok()
     }
 }

@@ -171,15 +171,22 @@ impl<'a, 'o> ProseStream<'a, 'o> {
         ))
     }
 
-    /// Ends the input and returns the sanitized text.
+    /// Ends the input and returns the sanitized text. On an error the buffer holds
+    /// nothing of the record (what the stream wrote is zeroed; output already handed
+    /// out by [`ProseStream::feed_emitting`] is the caller's).
     pub fn finish(mut self) -> Result<Prose<'o>, StreamError<'a>> {
-        self.utf8.finish().map_err(StreamError::Utf8)?;
+        if let Err(e) = self.utf8.finish() {
+            self.writer.wipe();
+            return Err(StreamError::Utf8(e));
+        }
         self.engine.finish(&mut self.writer);
         let internal = StreamError::Rejected(Rejection::internal(self.field));
         if self.engine.fault || self.writer.fault {
+            self.writer.wipe();
             return Err(internal);
         }
         if let Some(literal) = self.literals.first_of(self.engine.found) {
+            self.writer.wipe();
             return Err(StreamError::Rejected(Rejection::forgery(
                 self.field, literal,
             )));
