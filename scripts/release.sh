@@ -35,7 +35,8 @@
 # and for Mach-O, which cannot run here, its architecture, exports, linked libraries
 # and minimum OS version. Without --quick, and when linux-x64 was built, it then runs
 # scripts/package-node.sh --test --from OUT OUT/npm (the npm tarballs under Node 20 and
-# 24, x86-64 natively and arm64 under qemu).
+# 24, x86-64 natively and arm64 under qemu) and, when x86-64 musl was built, the Claude
+# Code plugin e2e from the archives (tests/claude/plugin.mjs --release OUT).
 #
 # Reproducible: SOURCE_DATE_EPOCH is the last commit's time (unless set), paths are
 # remapped, debug info is off and every binary is stripped. Tools are pinned and
@@ -206,5 +207,17 @@ done
 # x86-64 natively and, when arm64 was built, arm64 under qemu (slow: not in --quick).
 if [ -z "${AIRLOCK_VERIFY_QUICK:-}" ] && [ -d "$out/airlock-$version-x86_64-unknown-linux-gnu" ]; then
   "$root/scripts/package-node.sh" --test --from "$out" "$out/npm" || status=1
+fi
+# The Claude Code plugin from this release's archives (checked against SHA256SUMS and
+# unpacked afresh), installed into the real client with its own plugin commands
+# (tests/claude/plugin.mjs --release). The client comes from tests/claude's lockfile;
+# if it cannot be installed the run fails: a release is not checked without it.
+if [ -z "${AIRLOCK_VERIFY_QUICK:-}" ] && [ -d "$out/airlock-$version-x86_64-unknown-linux-musl" ]; then
+  if [ -e "$root/tests/claude/node_modules/@anthropic-ai/claude-code-linux-x64/claude" ] ||
+    (cd "$root/tests/claude" && npm ci --no-audit --no-fund --loglevel=error >&2); then
+    node "$root/tests/claude/plugin.mjs" --release "$out" || status=1
+  else
+    log "the Claude Code plugin e2e: npm ci in tests/claude failed"; status=1
+  fi
 fi
 exit "$status"

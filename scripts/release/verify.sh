@@ -54,7 +54,8 @@ case "$target" in
   *-apple-darwin) ;;
   *) echo "verify.sh: unknown target $target" >&2; exit 2 ;;
 esac
-export WINEDEBUG=-all WINEPREFIX="${WINEPREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/airlock/wine}"
+# A throwaway prefix under TMPDIR unless one is given: never the user's ~/.wine.
+export WINEDEBUG=-all WINEPREFIX="${WINEPREFIX:-${TMPDIR:-/tmp}/airlock-wine-$(id -u)}"
 if [[ "$target" == *-windows-* ]]; then
   # wine 8 has no bcryptprimitives.dll, whose ProcessPrng Rust's std (>= 1.78) imports:
   # a stand-in built here (wine-bcryptprimitives.c), on wine's DLL path for this run
@@ -141,7 +142,9 @@ else
 fi
 
 # --- 2. the C ABI: the workspace's conformance tests, for the target ----------------------
-# Built with the release's own environment (linkers, zig) into its target directory.
+# Built with the release's own environment (linkers, zig) into a directory beside the
+# release build's (AIRLOCK_DIST_TARGET_DIR, as release.sh), so that neither rebuilds the other.
+tests_target_dir="${AIRLOCK_DIST_TARGET_DIR:-$root/target/dist}-tests"
 build_tool=("$ZIGBUILD") zig_target="$target"
 case "$target" in *-windows-*) build_tool=(cargo) ;; *-linux-gnu) zig_target="$target.2.17" ;; esac
 sub=test; [ "${build_tool[0]}" = cargo ] || sub=zigbuild
@@ -150,12 +153,12 @@ tbin=""
 if [ -n "${AIRLOCK_VERIFY_QUICK:-}" ]; then
   :
 elif [ "$sub" = test ]; then
-  tbin="$(cd "$root" && CARGO_TARGET_DIR="$root/target/dist-tests" cargo test --release --locked -p airlock-tests \
+  tbin="$(cd "$root" && CARGO_TARGET_DIR="$tests_target_dir" cargo test --release --locked -p airlock-tests \
     --test integration --target "$target" --no-run --message-format=json 2>"$work/build.log" \
     | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{for(const l of s.split("\n")){try{const m=JSON.parse(l);if(m.executable&&m.target&&m.target.name==="integration")console.log(m.executable)}catch{}}})')" || true
 else
   # cargo-zigbuild has no `test`; `zigbuild --tests` builds the same binary.
-  tbin="$(cd "$root" && PATH="$ZIG_PATH:$PATH" CARGO_TARGET_DIR="$root/target/dist-tests" "$ZIGBUILD" zigbuild --release --locked \
+  tbin="$(cd "$root" && PATH="$ZIG_PATH:$PATH" CARGO_TARGET_DIR="$tests_target_dir" "$ZIGBUILD" zigbuild --release --locked \
     -p airlock-tests --test integration --target "$zig_target" --message-format=json 2>"$work/build.log" \
     | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{for(const l of s.split("\n")){try{const m=JSON.parse(l);if(m.executable&&m.target&&m.target.name==="integration")console.log(m.executable)}catch{}}})')" || true
 fi

@@ -18,16 +18,28 @@
 //      control: the containment was the plugin's doing).
 //
 // Usage: node plugin.mjs   (env: AIRLOCK_BIN, AIRLOCK_RELEASE_DIR, E2E_KEEP=1)
+//        node plugin.mjs --release OUT
+// --release takes the plugin from what `scripts/release.sh OUT` shipped, not from the
+// workspace: every archive in OUT is checked against OUT/SHA256SUMS and unpacked into
+// a fresh directory, the plugin package is packed from the unpacked archives, the
+// unpacked linux-x64 CLI (the static musl one) answers gen-plugin's --print-config,
+// and the installed plugin's binary must be byte for byte the archive's.
 // Prints `plugin: N passed, N failed` and exits non-zero on any failure.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { CLIENTS, HERE, TEMP_DIRS, callId, runClaude, tempDir, toolResult } from './lib.mjs';
 
 const ROOT = resolve(HERE, '../..');
-const AIRLOCK = resolve(process.env.AIRLOCK_BIN ?? join(ROOT, 'target/release/airlock'));
 const client = CLIENTS.find((c) => c.name === '2.1.332');
 const version = JSON.parse(readFileSync(join(ROOT, 'plugins/airlock/.claude-plugin/plugin.json'), 'utf8')).version;
+const releaseArg = process.argv.indexOf('--release');
+const RELEASE_OUT = releaseArg === -1 ? null : resolve(process.argv[releaseArg + 1] ?? '');
+if (releaseArg !== -1 && !existsSync(join(RELEASE_OUT, 'SHA256SUMS'))) {
+  console.error(`plugin.mjs --release: ${RELEASE_OUT}/SHA256SUMS not found (usage: node plugin.mjs --release OUT)`);
+  process.exit(2);
+}
 
 let passed = 0;
 let failed = 0;
@@ -66,6 +78,28 @@ function waitForJson(path, ms) {
 const dir = tempDir('plugin');
 const home = join(dir, 'home');
 mkdirSync(home, { recursive: true });
+
+/// --release: every archive in OUT checked against SHA256SUMS and unpacked into
+/// DIR/release. Returns the unpacked directory and the CLI the plugin packs for
+/// linux-x64 (gen-plugin.sh's choice: musl first, then glibc).
+function unpackRelease(out) {
+  const sums = new Map(readFileSync(join(out, 'SHA256SUMS'), 'utf8').split('\n').filter(Boolean)
+    .map((l) => /^([0-9a-f]{64}) [ *](.+)$/.exec(l)).filter(Boolean).map(([, sum, file]) => [file, sum]));
+  const archives = [...sums.keys()].filter((f) => /^airlock-[^/]+\.tar\.gz$/.test(f));
+  const bad = archives.filter((f) => createHash('sha256').update(readFileSync(join(out, f))).digest('hex') !== sums.get(f));
+  check(`every release archive matches SHA256SUMS (${archives.length} archives)`, archives.length > 0 && bad.length === 0,
+    archives.length === 0 ? `no archive listed in ${out}/SHA256SUMS` : `mismatch: ${bad.join(', ')}`);
+  const unpacked = join(dir, 'release');
+  mkdirSync(unpacked);
+  for (const f of archives) execFileSync('tar', ['-xzf', join(out, f), '-C', unpacked]);
+  const cli = ['x86_64-unknown-linux-musl', 'x86_64-unknown-linux-gnu']
+    .map((t) => join(unpacked, `airlock-${version}-${t}/bin/airlock`)).find((p) => existsSync(p));
+  if (!cli) throw new Error(`no linux-x64 airlock in the archives of ${out}`);
+  return { unpacked, cli };
+}
+const fromRelease = RELEASE_OUT ? unpackRelease(RELEASE_OUT) : null;
+const AIRLOCK = fromRelease?.cli ?? resolve(process.env.AIRLOCK_BIN ?? join(ROOT, 'target/release/airlock'));
+
 let registry = null;
 try {
   // 1, 2: the generated hooks and the package.
@@ -78,7 +112,7 @@ try {
     console.log(String(e.stderr));
   }
   check('hooks.json is what tool-output --print-config gives (scripts/gen-plugin.sh --check)', fresh, 'stale');
-  let rel = process.env.AIRLOCK_RELEASE_DIR;
+  let rel = fromRelease?.unpacked ?? process.env.AIRLOCK_RELEASE_DIR;
   if (!rel) {
     rel = join(dir, 'release');
     const t = join(rel, `airlock-${version}-x86_64-unknown-linux-gnu/bin`);
@@ -122,6 +156,21 @@ try {
   const binOk = existsSync(join(installed, 'bin/linux-x64/airlock')) &&
     execFileSync(join(installed, 'bin/airlock'), ['--version'], { encoding: 'utf8' }).startsWith('airlock');
   check("the installed launcher runs the plugin's own binary", binOk, installed);
+  if (fromRelease) {
+    // What the client installed is what the release shipped, for every platform the
+    // archives have (the plugin carries one CLI per platform, musl's on Linux).
+    const same = (a, b) => existsSync(a) && existsSync(b) && readFileSync(a).equals(readFileSync(b));
+    // gen-plugin.sh's choice per platform: the first target the release has.
+    const has = (t) => existsSync(join(fromRelease.unpacked, `airlock-${version}-${t}`));
+    const wanted = [['linux-x64', ['x86_64-unknown-linux-musl', 'x86_64-unknown-linux-gnu']],
+      ['linux-arm64', ['aarch64-unknown-linux-musl', 'aarch64-unknown-linux-gnu']],
+      ['darwin-arm64', ['aarch64-apple-darwin']], ['darwin-x64', ['x86_64-apple-darwin']], ['win32-x64', ['x86_64-pc-windows-gnu']]]
+      .map(([p, ts]) => [p, ts.find(has), p === 'win32-x64' ? '.exe' : '']).filter(([, t]) => t);
+    const differ = wanted.filter(([p, t, exe]) =>
+      !same(join(installed, `bin/${p}/airlock${exe}`), join(fromRelease.unpacked, `airlock-${version}-${t}/bin/airlock${exe}`)));
+    check(`the installed plugin's binaries are the release archives' (${wanted.map(([p]) => p).join(', ')})`,
+      wanted.length > 0 && differ.length === 0, `differ or missing: ${differ.map(([p]) => p).join(', ') || 'no platform'}`);
+  }
 
   // 5: a hostile tool result, through the plugin's hooks only.
   const proj = join(dir, 'proj');
