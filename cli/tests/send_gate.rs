@@ -1975,13 +1975,16 @@ fn other_charsets_are_decoded_as_the_reader_sees_them() {
     // and in UTF-16 with a byte order mark.
     let mime = "MIME-Version: 1.0\r\nContent-Type: text/plain; charset=windows-1252\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n=93Sorry for the delay=94";
     assert_blocked(
-        &g.hook(&gmail(json!({"to": "ann@example.com", "body": "hi", "mime": mime}))),
+        &g.hook(&gmail(
+            json!({"to": "ann@example.com", "body": "hi", "mime": mime}),
+        )),
         &["[apology-for-delay]"],
     );
     let out = g.hook(&gmail(json!({"to": "ann@example.com", "body": "hi", "subject": "=?utf-16?B?/v8AUwBvAHIAcgB5ACAAZgBvAHIAIAB0AGgAZQAgAGQAZQBsAGEAeQ==?="})));
     assert_blocked(&out, &["[apology-for-delay]", "Sorry for the delay"]);
     // KOI8-R is read, and its text passes like any other.
-    let c = gmail(json!({"to": "ann@example.com", "body": "hi", "subject": "=?koi8-r?B?8NLJ18XU?="}));
+    let c =
+        gmail(json!({"to": "ann@example.com", "body": "hi", "subject": "=?koi8-r?B?8NLJ18XU?="}));
     g.ground(&c, |_| {});
     assert_passed(&g.hook(&c));
 }
