@@ -13,7 +13,7 @@
 //! text it consumed. Every backend runs this same code, so they compute the same
 //! bytes.
 
-use super::class::{in_drop_set_fast, is_inert, is_keepable};
+use super::class::{StrictSets, in_drop_set_fast, is_inert, is_keepable};
 use super::sink::Sink;
 use crate::scan::{Backend, StrictKernel, StrictMasks};
 use crate::truncate::floor_char_boundary;
@@ -264,7 +264,7 @@ fn gather_dense<const CTRL: bool>(
                 continue;
             }
             let out = room.get_mut(k..).unwrap_or_default();
-            let m = kernel.masks::<CTRL>(tail);
+            let m = kernel.masks::<StrictSets, CTRL>(tail);
             if let Some(step) = plan_block(m, tail, dead, since)
                 && out.len() >= step.keep.count_ones() as usize
             {
