@@ -1,7 +1,7 @@
 //! Dense drop regions without SIMD: the same blocks as the x86 dropper (a code
 //! point at a time over a 64-byte block, no scanner restart per dropped code point),
 //! for every target and for x86 CPUs without AVX2 and BMI2. Safe code but for
-//! [`copy_str`]'s one line.
+//! `copy_str`'s one line (built where the x86 copies are not).
 //!
 //! Each code point of the block is classified without branches: a 256-entry table
 //! of its lead byte gives its length and a row; the row's 64-bit word for the
