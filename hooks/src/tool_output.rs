@@ -43,7 +43,7 @@ const MAX_CONTAINED_BYTES: usize = MAX_INPUT_BYTES;
 /// The hook's own deadline: well under the `timeout` its settings entry gives Claude Code,
 /// so that a slow call still ends in a notice rather than in Claude Code's timeout (after
 /// which the original output goes to the model).
-const DEADLINE: Duration = Duration::from_secs(5);
+pub(crate) const DEADLINE: Duration = Duration::from_secs(5);
 
 /// Makes the deadline this many milliseconds (only ever shorter), for the tests.
 const TEST_DEADLINE_ENV: &str = "AIRLOCK_TOOL_OUTPUT_TEST_DEADLINE_MS";
@@ -781,11 +781,13 @@ pub fn run(args: &ToolOutputArgs) -> ExitCode {
     }
     panic::set_hook(Box::new(|_| {}));
     if args.quarantine_gate {
+        crate::verdict::test_failure("quarantine-gate");
         return run_gate();
     }
     if args.reanchor {
         return reanchor_hook::run();
     }
+    crate::verdict::test_failure("tool-output");
     let budget = deadline_duration();
     let deadline = Deadline::after(budget);
     // The watchdog answers if the hook has not — stdin that never closes, a stall —
@@ -894,6 +896,7 @@ fn run_gate() -> ExitCode {
             }
         });
     let verdict = panic::catch_unwind(|| {
+        crate::verdict::test_panic("quarantine-gate");
         let mut input = Vec::new();
         match io::stdin()
             .lock()

@@ -35,7 +35,7 @@ use decision::{FALLBACK_DENY_LINE, MAX_INPUT_BYTES, deny_line};
 /// says 30 s; the default is 600 s) and then goes ahead with the call, so the guard must answer
 /// well before: a call takes about a millisecond, and anything still running after this is stuck
 /// (a stdin that never ends, a hung file system) and is denied.
-const DEADLINE: Duration = Duration::from_secs(5);
+pub(crate) const DEADLINE: Duration = Duration::from_secs(5);
 
 /// Environment variable that can shorten (never lengthen) the deadline, in milliseconds; for
 /// tests that check a stall ends in a deny.
@@ -183,6 +183,7 @@ fn arm_deadline() -> bool {
 pub fn run(args: &WriteScopeArgs) -> ExitCode {
     // A panic message on stderr is noise to Claude Code; the deny line says what happened.
     panic::set_hook(Box::new(|_| {}));
+    crate::verdict::test_failure("write-scope");
     CODEX.store(args.client == Client::Codex, Ordering::SeqCst);
     if !arm_deadline() {
         return deny("airlock write-scope: cannot start the deadline thread; denying");

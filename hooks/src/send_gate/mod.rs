@@ -125,6 +125,7 @@ pub fn run_hook(args: &SendGateArgs) -> ExitCode {
         Some(other) => Err(other.to_owned()),
     };
     let verdict = output::Verdict::new(*client.as_ref().unwrap_or(&crate::Client::ClaudeCode));
+    crate::verdict::test_failure("send-gate");
     watchdog(&verdict);
     if let Err(other) = client {
         let shown: String = other.chars().take(40).collect();
