@@ -12,7 +12,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 use std::time::Duration;
 
-use airlock_hooks::{Client, Reply, send_gate, tool_output, write_scope};
+use airlock_hooks::{
+    Client, Reply, TEST_FAILURE_VAR, send_gate, test_failure_of, tool_output, write_scope,
+};
 
 /// `--client`, as the parser takes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -287,6 +289,45 @@ fn silence_panics() {
     std::panic::set_hook(Box::new(|_| {}));
 }
 
+/// The `sigkill` and `stall` failures of [`TEST_FAILURE_VAR`] (debug builds only),
+/// for `guard`; called before the guard arms its deadline.
+fn test_failure(guard: &str) {
+    match test_failure_of(&process_env, guard).as_deref() {
+        Some("sigkill") => {
+            // Without unsafe code: the kill(1) program does it. Should it be missing, the
+            // guard still never answers.
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &std::process::id().to_string()])
+                .status();
+            silent_end();
+        }
+        Some("stall") => silent_end(),
+        _ => {}
+    }
+}
+
+/// A stalled guard's end: long after any client's `timeout` in the tests, and bounded, so
+/// that a client that does not kill its hooks leaves no process behind for long. Exit 1,
+/// nothing said: no client reads it as a block.
+fn silent_end() -> ! {
+    std::thread::sleep(std::time::Duration::from_secs(20));
+    std::process::exit(1)
+}
+
+/// The `panic` failure of [`TEST_FAILURE_VAR`], for a guard without a panic
+/// switch of its own: called inside the guard's `catch_unwind`.
+fn test_panic(guard: &str) {
+    if test_failure_of(&process_env, guard).as_deref() == Some("panic") {
+        #[allow(
+            clippy::panic,
+            reason = "debug builds only: proves a panic ends in a block"
+        )]
+        {
+            panic!("{} is {guard}:panic", TEST_FAILURE_VAR);
+        }
+    }
+}
+
 /// `airlock hook write-scope`.
 pub(crate) fn write_scope(args: &WriteScopeArgs) -> ExitCode {
     silence_panics();
@@ -299,6 +340,7 @@ pub(crate) fn write_scope(args: &WriteScopeArgs) -> ExitCode {
         client: args.client.into(),
     };
     let client = flags.client;
+    test_failure("write-scope");
     let limit = write_scope::deadline(std::env::var(write_scope::DEADLINE_ENV).ok().as_deref());
     let armed = Watchdog {
         name: "write-scope-deadline",
@@ -339,6 +381,7 @@ pub(crate) fn send_gate(args: &SendGateArgs) -> ExitCode {
     });
     let limit = send_gate::deadline(std::env::var(send_gate::DEADLINE_VAR).ok().as_deref());
     let watched = hook.clone();
+    test_failure("send-gate");
     // If the thread cannot be started the hook runs without its deadline; everything it
     // reads is bounded and non-blocking, stdin aside.
     let _ = Watchdog {
@@ -410,8 +453,10 @@ pub(crate) fn tool_output(args: &ToolOutputArgs) -> ExitCode {
         exit_if_stuck: false,
     };
     if args.quarantine_gate {
+        test_failure("quarantine-gate");
         let _ = watchdog.arm(move || tool_output::gate_deadline_reply(client));
         let reply = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            test_panic("quarantine-gate");
             let input = read_stdin(past_u64(tool_output::MAX_GATE_INPUT_BYTES), 0);
             tool_output::gate(client, input, &process_env)
         }))
@@ -429,6 +474,7 @@ pub(crate) fn tool_output(args: &ToolOutputArgs) -> ExitCode {
         .unwrap_or_else(|_| tool_output::reanchor_panic_reply());
         return speak(&reply);
     }
+    test_failure("tool-output");
     let deadline = tool_output::Deadline::after(budget);
     let watch = Arc::new(tool_output::Watch::default());
     let watched = Arc::clone(&watch);

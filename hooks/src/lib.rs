@@ -29,7 +29,7 @@ pub use reply::{Fallback, Reply};
 pub mod send_gate;
 pub mod tool_output;
 mod verdict;
-pub use verdict::Client;
+pub use verdict::{Client, TEST_FAILURE_VAR, test_failure_of};
 pub mod words;
 pub mod write_scope;
 

@@ -3,15 +3,26 @@
 // and inline `[hooks]` tables of config.toml). Every case runs Codex for real; an assertion
 // that fails fails the run.
 //
-// Usage: AIRLOCK_BIN=target/release/airlock node run.mjs [CASE-NAME-SUBSTRING…]
+// Usage: AIRLOCK_BIN=target/release/airlock [AIRLOCK_DEBUG_BIN=target/debug/airlock] [CLAUDE=1]
+//        node run.mjs [--table] [CASE-NAME-SUBSTRING…]   (`^NAME`: names starting so)
+//   AIRLOCK_DEBUG_BIN: a debug build, for the cases that need its test switches (a forced
+//   panic, a crash, a stall); without it they are not run.
+//   CLAUDE=1: Claude Code's columns too (tests/claude's packages installed).
+//   --table: print the verdict matrix's tables (cli/CLIENTS.md) from the matrix cases run.
 import { spawnSync, execFileSync } from 'node:child_process';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CODEX, runCodex, tempDir, TEMP_DIRS, toolOutput } from './lib.mjs';
+import { matrixCases, matrixTables } from './matrix.mjs';
 
 const AIRLOCK = process.env.AIRLOCK_BIN;
 if (!AIRLOCK || !existsSync(AIRLOCK)) {
   console.error(`run.mjs: AIRLOCK_BIN must name the built airlock binary (got ${JSON.stringify(AIRLOCK)})`);
+  process.exit(2);
+}
+const DEBUG = process.env.AIRLOCK_DEBUG_BIN || (AIRLOCK.includes('/debug/') ? AIRLOCK : '');
+if (DEBUG && !existsSync(DEBUG)) {
+  console.error(`run.mjs: AIRLOCK_DEBUG_BIN names no file (${JSON.stringify(DEBUG)})`);
   process.exit(2);
 }
 const sh = (s) => `'${s.replaceAll("'", "'\\''")}'`;
@@ -54,7 +65,7 @@ function requestStrings(run) {
   return out;
 }
 
-const writeScope = (root, extra = '') => `${sh(AIRLOCK)} hook write-scope --root ${sh(root)} --allow AUDIT.md ${extra}`.trim();
+const writeScope = (root, extra = '', bin = AIRLOCK) => `${sh(bin)} hook write-scope --root ${sh(root)} --allow AUDIT.md ${extra}`.trim();
 const patch = (...hunks) => `*** Begin Patch\n${hunks.join('\n')}\n*** End Patch\n`;
 const BLOCKED = 'Command blocked by PreToolUse hook';
 
@@ -135,6 +146,44 @@ cases.push({
     const run = await runCodex({ dir, pages: { p1: 'SECRET-PAYLOAD' }, calls: [{ tool: 'mcp', server: 'mail', name: 'fetch_page', arguments: { id: 'p1' } }], hooksJson: hooks });
     const seen = requestStrings(run).some((t) => t.includes('SECRET-PAYLOAD'));
     return { run, blocked: !seen, want: true, check: toolOutput(run, 0) === null ? 'the call never ran' : null };
+  },
+});
+
+// The isError gap, looked at from every hook event Codex 0.171.0 has that runs after a tool:
+// a failed MCP call (isError) gets no PostToolUse (Codex runs PostToolUse only for a result it
+// counts a success), and the hooks that do run after it — the next call's PreToolUse, the
+// turn's Stop — run only once the model has read the result: the request that carries it
+// comes first. What they can still do is refuse what the model does next; the next
+// PreToolUse's `transcript_path` names the session's record, which holds the result.
+cases.push({
+  name: 'protocol: a failed MCP call (isError): which hooks run after it, and what they can see',
+  async run(dir) {
+    const log = join(dir, 'hook-inputs.jsonl');
+    const logger = join(dir, 'log-hook.sh');
+    writeFileSync(logger, `#!/bin/sh\n{ cat; echo; } >> ${sh(log)}\n`, { mode: 0o755 });
+    const entry = [{ matcher: '*', hooks: [{ type: 'command', command: logger, timeout: 10 }] }];
+    const hooks = { hooks: { PreToolUse: entry, PostToolUse: entry, Stop: [{ hooks: entry[0].hooks }] } };
+    const calls = [
+      { tool: 'mcp', server: 'mail', name: 'fail_page', arguments: { id: 'p1' } },
+      { tool: 'shell', command: 'echo next' },
+    ];
+    const run = await runCodex({ dir, pages: { p1: 'SECRET-FAILED-PAYLOAD' }, calls, hooksJson: hooks });
+    const inputs = (existsSync(log) ? readFileSync(log, 'utf8') : '').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const events = inputs.map((i) => `${i.hook_event_name}:${i.tool_name ?? ''}`);
+    const problems = [];
+    const post = inputs.filter((i) => i.hook_event_name === 'PostToolUse' && /fail_page/.test(i.tool_name ?? ''));
+    if (post.length) problems.push('a PostToolUse ran for the failed MCP call: the gap is closed, recheck tool-output under Codex');
+    // The first request that carries the failed result, and the hooks that ran before it.
+    const carried = run.requests.findIndex((r) => JSON.stringify(r.body?.input ?? []).includes('SECRET-FAILED-PAYLOAD'));
+    if (carried < 0) problems.push('no request carries the failed result');
+    const nextPre = inputs.find((i) => i.hook_event_name === 'PreToolUse' && !/fail_page/.test(i.tool_name ?? ''));
+    if (!nextPre) problems.push(`no PreToolUse for the next call; hooks that ran: ${events.join(', ')}`);
+    const transcript = nextPre?.transcript_path;
+    const holds = transcript && existsSync(transcript) && readFileSync(transcript, 'utf8').includes('SECRET-FAILED-PAYLOAD');
+    if (!holds) problems.push(`the next PreToolUse's transcript_path (${JSON.stringify(transcript)}) does not hold the failed result`);
+    if (!inputs.some((i) => i.hook_event_name === 'Stop')) problems.push(`no Stop hook ran; hooks that ran: ${events.join(', ')}`);
+    console.log(`     hooks run, in order: ${events.join(', ')}; the result reached the model in request ${carried + 1} of ${run.requests.length}`);
+    return { run, blocked: false, want: false, check: problems.join('; ') || null };
   },
 });
 
@@ -231,14 +280,14 @@ for (const [wrapper, blocked] of [['', false], [' || exit 2', true], [FAIL_CLOSE
 
 // A forced panic, on a call the guard would allow: the guard catches it and denies. The switch
 // exists in debug builds only, so the case runs only with one.
-if (AIRLOCK.includes('/debug/')) {
+if (DEBUG) {
   for (const wrapper of ['', ' || exit 1', ' || true', ' || exit 2']) {
     cases.push({
       name: `wrapper${wrapper || ' (bare)'}: a forced panic (debug build)`,
       async run(dir) {
         const work = join(dir, 'work');
         const calls = [{ tool: 'apply_patch', patch: patch('*** Add File: AUDIT.md', '+ok') }];
-        const run = await runCodex({ dir, calls, hooksJson: hooksJson(`${writeScope(work)}${wrapper}`), env: { AIRLOCK_WRITE_SCOPE_TEST_PANIC: '1' } });
+        const run = await runCodex({ dir, calls, hooksJson: hooksJson(`${writeScope(work, '', DEBUG)}${wrapper}`), env: { AIRLOCK_WRITE_SCOPE_TEST_PANIC: '1' } });
         return { run, blocked: !wrote(run, 'AUDIT.md'), want: wrapper !== ' || exit 1' };
       },
     });
@@ -337,8 +386,9 @@ cases.push({
 // The same probes under Claude Code (both pinned builds of tests/claude), for the columns
 // of the matrix that are Claude Code's. Only with CLAUDE=1 (tests/codex/run.sh --full sets it):
 // they need tests/claude's packages.
-if (process.env.CLAUDE === '1') {
-  const { CLIENTS, runClaude } = await import('../claude/lib.mjs');
+const claudeLib = process.env.CLAUDE === '1' ? await import('../claude/lib.mjs') : null;
+if (claudeLib) {
+  const { CLIENTS, runClaude } = claudeLib;
   const deny = verdict('deny', 'probe says no');
   for (const client of CLIENTS) {
     for (const [name, answer, wrapper, blocked] of [
@@ -373,11 +423,23 @@ if (process.env.CLAUDE === '1') {
   }
 }
 
-const only = process.argv.slice(2);
-const selected = only.length ? cases.filter((c) => only.some((o) => c.name.includes(o))) : cases;
+// The verdict matrix (matrix.mjs): each guard × client × wrapper × outcome with airlock's real
+// binaries. The cells of a failure the debug build makes need AIRLOCK_DEBUG_BIN.
+const FAILURES_NEEDING_DEBUG = ['panic', 'sigkill', 'timeout'];
+for (const c of matrixCases({ release: AIRLOCK, debug: DEBUG }, claudeLib)) {
+  if (DEBUG || !FAILURES_NEEDING_DEBUG.includes(c.cell.outcome)) cases.push(c);
+}
+
+const args = process.argv.slice(2);
+const table = args.includes('--table');
+const only = args.filter((a) => a !== '--table');
+// A filter starting with `^` matches the start of a name; any other, anywhere in it.
+const matches = (name, o) => (o.startsWith('^') ? name.startsWith(o.slice(1)) : name.includes(o));
+const selected = only.length ? cases.filter((c) => only.some((o) => matches(c.name, o))) : cases;
 console.log(`Codex end to end: ${CODEX.name}, ${selected.length} case(s)`);
 let failed = 0;
-// Two at a time: each case starts a client, a mock and an MCP server.
+const cells = [];
+// Two at a time (E2E_JOBS to change it): each case starts a client, a mock and an MCP server.
 const queue = [...selected];
 async function worker() {
   for (let c = queue.shift(); c; c = queue.shift()) {
@@ -385,21 +447,25 @@ async function worker() {
     let line;
     try {
       const { run, blocked, want, check } = await c.run(dir);
+      if (c.cell) cells.push({ cell: c.cell, blocked });
       const problems = [];
       if (run.code !== 0) problems.push(`codex exited ${run.code} ${run.signal ?? ''}: ${run.stderr.slice(-400)}`);
       if (blocked !== want) problems.push(want ? 'the call ran; it must be blocked' : 'the call was blocked; it must run');
       if (check) problems.push(check);
-      line = problems.length ? `FAIL ${c.name}\n     ${problems.join('\n     ')}\n     (left in ${dir})` : `ok   ${c.name} (${blocked ? 'blocked' : 'ran'})`;
+      line = problems.length ? `FAIL ${c.name} (${blocked ? 'blocked' : 'ran'})\n     ${problems.join('\n     ')}\n     (left in ${dir})` : `ok   ${c.name} (${blocked ? 'blocked' : 'ran'})`;
       if (problems.length) failed += 1;
       else rmSync(dir, { recursive: true, force: true });
     } catch (error) {
       failed += 1;
+      if (c.cell) cells.push({ cell: c.cell, error: true });
       line = `FAIL ${c.name}: ${error.stack ?? error}`;
     }
     console.log(line);
   }
 }
-await Promise.all([worker(), worker()]);
+const jobs = Math.max(1, Number.parseInt(process.env.E2E_JOBS ?? '2', 10) || 2);
+await Promise.all(Array.from({ length: jobs }, worker));
 void TEMP_DIRS;
+if (table && cells.length) console.log(`\n${matrixTables(cells)}`);
 console.log(failed ? `${failed} of ${selected.length} case(s) failed` : `all ${selected.length} case(s) passed`);
 process.exit(failed ? 1 : 0);

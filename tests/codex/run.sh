@@ -5,8 +5,11 @@
 #
 #   tests/codex/run.sh            the fast slice (what scripts/test-all.sh runs)
 #   tests/codex/run.sh --full     every case, the whole verdict matrix of cli/CLIENTS.md, Claude
-#                                 Code's columns included (installs tests/claude's packages)
-#   tests/codex/run.sh NAME…      the cases whose names contain NAME
+#                                 Code's columns included (installs tests/claude's packages;
+#                                 builds the debug binary too, for its failure switches), and
+#                                 prints the matrix's tables; `--full NAME…` only those cases
+#   tests/codex/run.sh NAME…      the cases whose names contain NAME (`^NAME`: start with it;
+#                                 `--table` prints the matrix's tables of those that ran)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -38,15 +41,22 @@ rm -rf "$probe_home"
 cargo build --release --locked -p airlock-cli --quiet
 export AIRLOCK_BIN="$(cd ../.. && pwd)/target/release/airlock"
 if [ "${1:-}" = --full ]; then
+  shift
+  # The debug build's switches make the crash, stall and panic cells (hooks/src/verdict.rs).
+  cargo build --locked -p airlock-cli --quiet
+  export AIRLOCK_DEBUG_BIN="$(cd ../.. && pwd)/target/debug/airlock"
   # Claude Code's columns too: the pinned builds of tests/claude.
   (cd ../claude && npm ci --no-audit --no-fund --loglevel=error)
-  CLAUDE=1 node run.mjs
+  CLAUDE=1 node run.mjs --table "$@"
 elif [ "$#" -gt 0 ]; then
   node run.mjs "$@"
 else
   # The fast slice: Codex's protocol on the answers the contract uses, write-scope in both
   # registration forms as --print-config --client codex prints them, each wrapper on a deny,
-  # the send gate on an MCP send and tool-output on an MCP result (hooks.json form).
+  # the send gate on an MCP send and tool-output on an MCP result (hooks.json form), and two
+  # cells of the matrix with the release build (a send-gate deny under `|| exit 1`, a
+  # tool-output memory exhaustion under the printed wrapper).
   node run.mjs 'protocol: JSON deny, exit 0' 'protocol: JSON deny, exit 1' 'exit 2, reason on stderr' \
-    'write-scope (' 'wrapper' 'send-gate (hooks.json)' 'tool-output (hooks.json): an MCP result'
+    'write-scope (' 'wrapper' 'send-gate (hooks.json)' 'tool-output (hooks.json): an MCP result' \
+    'matrix Codex 0.171.0: send-gate, || exit 1, deny' 'matrix Codex 0.171.0: tool-output, fail-closed, oom'
 fi

@@ -645,6 +645,9 @@ fn client_wiring(client: &Client, hook: &RequiredHook, gated: &[&str], report: &
         let what = format!("{} hook wrapper `{command}`", client.name);
         report.routing(false, &what, &why);
     }
+    for (what, why) in crate::verdict::cautions(&settings, kind) {
+        report.note(&format!("{} {what}", client.name), &why);
+    }
     let matchers = gate_matchers(&settings, hook);
     if matchers.is_empty() {
         report.routing(
