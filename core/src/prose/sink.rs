@@ -285,7 +285,7 @@ pub(super) struct CapWriter<'o> {
     /// a hole, and the caller must refuse it.
     pub(super) fault: bool,
     pub(super) backend: Backend,
-    /// Output bytes already handed out of `out` by [`ProseStream::feed_emitting`];
+    /// Output bytes already handed out of `out` by [`ProseStream::feed_emitting`](super::ProseStream::feed_emitting);
     /// they count against the cap.
     pub(super) drained: usize,
     /// Positions of `out` below this are covered by the final output (known from
