@@ -204,7 +204,7 @@ impl<'l, A: Automaton> Engine<'l, A> {
             self.held_len = from_held;
         }
         if *run_start < back.at {
-            self.fault |= !kept.put_run(*run_start, back.at, sink);
+            kept.put_run(*run_start, back.at, sink);
         }
         *run_start = back.at;
         back
@@ -224,7 +224,7 @@ impl<'l, A: Automaton> Engine<'l, A> {
         let depth = info_marker_depth(self.auto.info(self.state));
         if depth == 0 && self.held_len == 0 {
             if *run_start < end {
-                self.fault |= !kept.put_run(*run_start, end, sink);
+                kept.put_run(*run_start, end, sink);
             }
             *run_start = end;
             return;
@@ -436,14 +436,11 @@ impl<'l, A: Automaton> Engine<'l, A> {
         }
     }
 
-    /// Hands the first `n` held bytes to `sink`: a marker's beginning (ASCII), so
-    /// whole code points; anything else is a fault.
-    #[inline(never)]
+    /// Hands the first `n` held bytes to `sink`: a marker's beginning, whole code
+    /// points (the writer validates its output at the end).
+    #[inline]
     fn put_held<S: BlockSink>(&mut self, n: usize, sink: &mut S) {
-        match self.held.get(..n).map(core::str::from_utf8) {
-            Some(Ok(held)) => sink.text(held),
-            _ => self.fault = true,
-        }
+        sink.put_kept(self.held.get(..n).unwrap_or_default());
     }
 
     /// Ends the text: held bytes were no marker.

@@ -3,7 +3,7 @@
 
 use super::engine::{DROP_STOPS, Engine, NoPatterns};
 use super::sink::{CapWriter, Count, Sink};
-use super::{Prose, ProseError, TruncationNote, worst_case_len};
+use super::{Prose, ProseError, TruncationNote};
 use crate::forgery::{AnyAutomaton, Automaton, LiteralSet};
 use crate::reject::Rejection;
 use crate::scan::{Backend, ByteSet};
@@ -11,7 +11,7 @@ use crate::strip::BufferTooSmall;
 use crate::truncate::floor_char_boundary;
 
 /// `sanitizeProse(text, {field, maxBytes})` with the default wrapper literals, into
-/// `out`. Nothing is written unless the whole result fits; [`worst_case_len`] sizes
+/// `out`. Nothing is written unless the whole result fits; [`worst_case_len`](super::worst_case_len) sizes
 /// a buffer that always does.
 pub fn sanitize_prose<'a, 'o>(
     text: &str,
@@ -60,9 +60,6 @@ fn sanitize_on<'a, 'o, A: Automaton + Copy>(
 ) -> Result<Prose<'o>, ProseError<'a>> {
     let internal = || ProseError::Rejected(Rejection::internal(field));
     let walk = || Engine::of_set(auto, literals, backend);
-    if ONE_WALK && out.len() >= worst_case_len(text.len(), max_bytes) {
-        return one_walk(walk(), text, field, max_bytes, literals, out, backend);
-    }
     // First pass: the walk into a counting sink, for the verdict and the length
     // after redaction.
     let mut count = Count::default();
@@ -132,36 +129,4 @@ fn sanitize_on<'a, 'o, A: Automaton + Copy>(
         writer.text(text.get(..end).unwrap_or_default());
     }
     writer.conclude(original_bytes).ok_or_else(internal)
-}
-
-/// Whether a buffer with worst-case room takes the one-walk path (measured against
-/// the two walks: core/DESIGN.md, "The sanitize path").
-const ONE_WALK: bool = option_env!("AIRLOCK_TWO_WALKS").is_none();
-
-/// One walk into a writer that counts to the end (as the stream's): `out` has room
-/// for any result ([`worst_case_len`]), so no count is needed to size it, and the
-/// verdict comes after the writing. A refused record's bytes are wiped.
-fn one_walk<'a, 'o, A: Automaton>(
-    mut walk: Engine<'a, A>,
-    text: &str,
-    field: &'a str,
-    max_bytes: usize,
-    literals: &'a LiteralSet<'a>,
-    out: &'o mut [u8],
-    backend: Backend,
-) -> Result<Prose<'o>, ProseError<'a>> {
-    let mut writer = CapWriter::new(out, max_bytes, false, backend);
-    walk.push_str(text, &mut writer);
-    walk.finish(&mut writer);
-    writer.fault |= walk.fault;
-    if !writer.fault {
-        if let Some(literal) = literals.first_of(walk.found) {
-            writer.wipe();
-            return Err(ProseError::Rejected(Rejection::forgery(field, literal)));
-        }
-    }
-    let original_bytes = writer.total;
-    writer
-        .conclude(original_bytes)
-        .ok_or_else(|| ProseError::Rejected(Rejection::internal(field)))
 }
