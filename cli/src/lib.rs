@@ -9,12 +9,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod filters;
+mod hooks;
 mod io;
 mod json;
 mod names;
 mod scan;
-
-use airlock_hooks::{send_gate, tool_output, write_scope};
 
 /// `airlock X.Y.Z (Unicode A.B.C, reference profile D.E.F)`: the strict profile's and the
 /// names' Unicode version, then the reference profile's (its Extended_Pictographic, the
@@ -83,17 +82,17 @@ enum Command {
     Hook(HookCommand),
     /// Helpers for the send gate.
     #[command(subcommand)]
-    Guard(send_gate::GuardCommand),
+    Guard(hooks::GuardCommand),
 }
 
 #[derive(Subcommand)]
 enum HookCommand {
     /// PreToolUse guard: writes only to allowed paths.
-    WriteScope(write_scope::WriteScopeArgs),
+    WriteScope(hooks::WriteScopeArgs),
     /// PreToolUse guard: outgoing messages need a clean scan and a fresh ledger.
-    SendGate(send_gate::SendGateArgs),
+    SendGate(hooks::SendGateArgs),
     /// PostToolUse filter: every string of a tool's result contained before the model reads it.
-    ToolOutput(tool_output::ToolOutputArgs),
+    ToolOutput(hooks::ToolOutputArgs),
 }
 
 /// How a filter command ended, short of an error.
@@ -120,14 +119,8 @@ pub fn run() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            // A PostToolUse hook's exit 2 leaves the tool's output as it was: a bad
-            // tool-output command line withholds the output instead.
-            if let Some(code) = tool_output::withhold_on_usage_error(&e) {
-                return code;
-            }
-            // A hook's argument error must still deny the call waiting on stdin.
-            let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-            if let Some(code) = write_scope::usage_error(&args, &e) {
+            // A hook's argument error must still answer the call waiting on stdin.
+            if let Some(code) = hooks::usage_error(&e) {
                 return code;
             }
             // --help and --version print to stdout and succeed; usage errors exit 2.
@@ -137,10 +130,10 @@ pub fn run() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Hook(HookCommand::WriteScope(args)) => return write_scope::run(&args),
-        Command::Hook(HookCommand::SendGate(args)) => return send_gate::run_hook(&args),
-        Command::Hook(HookCommand::ToolOutput(args)) => return tool_output::run(&args),
-        Command::Guard(cmd) => return send_gate::run_guard(&cmd),
+        Command::Hook(HookCommand::WriteScope(args)) => return hooks::write_scope(&args),
+        Command::Hook(HookCommand::SendGate(args)) => return hooks::send_gate(&args),
+        Command::Hook(HookCommand::ToolOutput(args)) => return hooks::tool_output(&args),
+        Command::Guard(cmd) => return hooks::guard(&cmd),
         Command::Sanitize(args) => filters::sanitize(&args),
         Command::Strip(args) => filters::strip(&args),
         Command::Truncate(args) => filters::truncate(&args),

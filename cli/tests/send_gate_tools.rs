@@ -11,106 +11,19 @@
 )]
 
 mod common;
+mod doctor_harness;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use doctor_harness::{Doctor, line_of};
 use serde_json::{Value, json};
 
-const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/send-gate.example.json");
 const FAKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fake-mcp.sh");
 const MCP_MAIL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/claude/mcp-mail.mjs");
-
-struct Doctor {
-    dir: tempfile::TempDir,
-}
-
-struct Out {
-    code: i32,
-    stdout: String,
-}
-
-impl Doctor {
-    /// The example configuration, Claude Code settings exactly as `--print-config` prints
-    /// them, and an empty home.
-    fn new() -> Self {
-        let d = Self {
-            dir: tempfile::tempdir().unwrap(),
-        };
-        std::fs::copy(EXAMPLE, d.path("send-gate.json")).unwrap();
-        std::fs::create_dir_all(d.home()).unwrap();
-        std::fs::create_dir_all(d.project()).unwrap();
-        let printed = d.run_bare(&["hook", "send-gate", "--print-config"]);
-        assert_eq!(printed.code, 0);
-        std::fs::write(d.path("settings.json"), printed.stdout).unwrap();
-        d
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-    fn home(&self) -> PathBuf {
-        self.path("home")
-    }
-    fn project(&self) -> PathBuf {
-        std::fs::canonicalize(self.dir.path())
-            .unwrap()
-            .join("project")
-    }
-    fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(common::BIN);
-        cmd.args(args)
-            .current_dir(self.project())
-            .env("AIRLOCK_SEND_GATE_CONFIG", self.path("send-gate.json"))
-            .env("AIRLOCK_SEND_GATE_STATE", self.path("state"))
-            .env(
-                "AIRLOCK_SEND_GATE_CLAUDE_SETTINGS",
-                self.path("settings.json"),
-            )
-            .env("HOME", self.home())
-            .env("CODEX_HOME", self.path("no-codex"))
-            .env_remove("CLAUDE_CONFIG_DIR");
-        cmd
-    }
-    fn run_bare(&self, args: &[&str]) -> Out {
-        let out = common::output_of(&mut self.command(args), b"");
-        Out {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        }
-    }
-    fn doctor_env(&self, env: &[(&str, &str)]) -> Out {
-        let mut cmd = self.command(&["guard", "doctor"]);
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let out = common::output_of(&mut cmd, b"");
-        Out {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        }
-    }
-    fn doctor(&self) -> Out {
-        self.doctor_env(&[])
-    }
-    /// `~/.claude.json` with these user-scope servers.
-    fn user_servers(&self, servers: Value) {
-        self.claude_json(json!({ "mcpServers": servers }));
-    }
-    fn claude_json(&self, value: Value) {
-        std::fs::write(self.home().join(".claude.json"), value.to_string()).unwrap();
-    }
-}
 
 /// A fake stdio server listing `tools` (comma-separated).
 fn fake(tools: &str) -> Value {
     json!({"type": "stdio", "command": "sh", "args": [FAKE], "env": {"FAKE_TOOLS": tools}})
-}
-
-fn line_of<'a>(stdout: &'a str, needle: &str) -> &'a str {
-    stdout
-        .lines()
-        .find(|l| l.contains(needle))
-        .unwrap_or_else(|| panic!("no line with {needle:?} in:\n{stdout}"))
 }
 
 #[test]
@@ -189,6 +102,7 @@ fn a_server_in_doubt_is_never_healthy() {
         "stuck": {"command": "sh", "args": [FAKE], "env": {"FAKE_MODE": "hang"}},
         "missing": {"command": "/nonexistent/mcp-server"},
         "remote": {"type": "http", "url": "https://mcp.example.com/mcp"},
+        "socket": {"type": "ws", "url": "ws://127.0.0.1:9/mcp"},
         "unset": {"command": "${AIRLOCK_TEST_SURELY_UNSET_VAR}/server"},
     }));
     let out = d.doctor_env(&[("AIRLOCK_SEND_GATE_MCP_TIMEOUT_MS", "500")]);
@@ -201,7 +115,8 @@ fn a_server_in_doubt_is_never_healthy() {
     for (server, why) in [
         ("stuck", "no answer within 500 ms"),
         ("missing", "cannot start"),
-        ("remote", "stdio servers only"),
+        ("remote", "https is not supported"),
+        ("socket", "Streamable HTTP and HTTP+SSE only"),
         ("unset", "is not set"),
     ] {
         let line = line_of(&out.stdout, &format!("MCP server \"{server}\""));

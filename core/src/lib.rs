@@ -15,7 +15,8 @@
 // Unsafe code lives in the per-ISA files of the scan, which allow it: `scan::x86`,
 // `scan::x86_scan512`, `scan::x86_utf8`, `scan::strict_dense_x86`, `scan::escapes_x86`
 // (x86-64 intrinsics), `scan::arch::aarch64::neon` (NEON), and one line of
-// `scan::portable` (a copy of a `str` is a `str`). core/DESIGN.md has the map.
+// `scan::portable` (a copy of a `str` is a `str`): seven modules. core/DESIGN.md's
+// unsafe map lists them, with ffi's.
 #![deny(unsafe_code)]
 #![cfg_attr(
     test,

@@ -180,7 +180,7 @@ const MAX_SEQS: usize = 24;
 
 /// A set of code points as UTF-8 byte patterns, each code point in exactly one, with
 /// room for `N` while it is built. The one pattern compiler: the reference's sets
-/// here and strict's dense blocks (`scan::strict_patterns`) are built by it.
+/// here and strict's dense blocks (`strict::class::StrictSets`) are built by it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Seqs<const N: usize = MAX_SEQS> {
     seqs: [Seq; N],

@@ -78,7 +78,7 @@ pub(crate) use pairs::{Builder as RefinementBuilder, Refinement};
 pub(crate) use scanner::Scanner;
 pub use scanner::{first_attention, first_attention_on};
 pub(crate) use strict_dense::StrictKernel;
-pub(crate) use strict_patterns::StrictMasks;
+pub(crate) use strict_patterns::{DenseSets, StrictMasks};
 #[cfg(test)]
 use {backend::*, finder::*, scanner::*};
 

@@ -19,12 +19,15 @@
 //!   exact message in a caller buffer (`msg`, `msg_cap`, `msg_len`).
 // A C ABI cannot be written without `unsafe`: every export is an `unsafe extern "C"
 // fn` that dereferences pointers the caller hands in. Where the unsafe operations are:
-// * the caller's pointers: read and written only in `buf.rs` (behind the two macros
-//   of `macros.rs`); the exports' `unsafe` blocks call those helpers;
+// * the caller's pointers: read and written in `buf.rs` (behind the two macros of
+//   `macros.rs`), whose helpers the exports' `unsafe` blocks call, and in
+//   `frontmatter.rs`'s `Items`, which writes `airlock_frontmatter_read`'s items into
+//   the caller's arrays after checking them (null, size, alignment, overlap);
 // * UTF-16 transcoding: `transcode/blocks.rs` (SSE2 loads, stores and packs on
 //   x86-64) and `transcode/avx512.rs` (AVX-512 intrinsics, behind its own CPU
 //   detection with `cpufeatures`, apart from core's `Backend`);
-// each with a `// SAFETY:` comment, which clippy enforces below.
+// each with a `// SAFETY:` comment, which clippy enforces below. core/DESIGN.md's
+// unsafe map lists them with core's.
 #![allow(unsafe_code)]
 #![deny(
     clippy::undocumented_unsafe_blocks,

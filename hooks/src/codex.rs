@@ -13,8 +13,6 @@
 //!   no `updatedToolOutput`), but `decision: "block"` puts its `reason` where the result was,
 //!   so the model reads the reason and never the result. A containing answer becomes that.
 
-use std::io::Write;
-
 use serde_json::{Map, Value};
 
 /// What a Codex entry's command ends in: a guard that dies without answering (a crash, an
@@ -110,12 +108,12 @@ struct Command {
     timeout: u64,
 }
 
-/// Writes a PreToolUse answer for Codex: `line` (the guard's Claude Code line) reshaped by
-/// [`pre_tool_use`] on stdout, a deny's reason on stderr too, and returns the exit code.
-/// A deny exits 0 once stdout took it: Codex reads a JSON deny at exit 0, and a wrapper's
-/// `||` never runs, so not even `|| exit 1` (at which Codex ignores stdout) turns it into an
-/// allow. When stdout cannot take the line, exit 2 with the reason on stderr still blocks.
-pub(crate) fn deliver_pre_tool_use(line: &str) -> u8 {
+/// A PreToolUse answer for Codex: `line` (the guard's Claude Code line) reshaped by
+/// [`pre_tool_use`] on stdout, a deny's reason on stderr too. A deny exits 0 once stdout
+/// took it: Codex reads a JSON deny at exit 0, and a wrapper's `||` never runs, so not
+/// even `|| exit 1` (at which Codex ignores stdout) turns it into an allow. When stdout
+/// cannot take the line, exit 2 with the reason on stderr still blocks.
+pub(crate) fn pre_tool_use_reply(line: &str) -> crate::Reply {
     let shaped = pre_tool_use(line);
     let parsed: Value = serde_json::from_str(&shaped).unwrap_or_default();
     let reason = parsed
@@ -123,19 +121,15 @@ pub(crate) fn deliver_pre_tool_use(line: &str) -> u8 {
         .filter(|s| s.get("permissionDecision").and_then(Value::as_str) == Some("deny"))
         .and_then(|s| s.get("permissionDecisionReason"))
         .and_then(Value::as_str);
-    let mut stdout = std::io::stdout().lock();
-    let written = stdout
-        .write_all(shaped.as_bytes())
-        .and_then(|()| stdout.write_all(b"\n"))
-        .and_then(|()| stdout.flush())
-        .is_ok();
-    if let Some(reason) = reason {
-        let _ = writeln!(std::io::stderr().lock(), "{reason}");
-        if !written {
-            return 2;
-        }
+    crate::Reply {
+        stdout: format!("{shaped}\n"),
+        stderr: reason.map(|r| format!("{r}\n")).unwrap_or_default(),
+        exit: 0,
+        if_stdout_fails: reason.map(|_| crate::reply::Fallback {
+            stderr: String::new(),
+            exit: 2,
+        }),
     }
-    0
 }
 
 /// The Codex form of a pass that only adds context (the send gate's advisory): no decision,

@@ -11,9 +11,21 @@
 //! Each hook maps every failure — bad input, a panic, an I/O error, its own
 //! deadline — to a deny (or, for tool output, a withheld notice): Claude Code lets a
 //! call through on any other exit code.
+//!
+//! A library of decisions: each hook takes its flags, the bytes of its stdin and an
+//! [`Env`], and returns a [`Reply`] (what to write to stdout and stderr, and the exit
+//! code). It parses no command line and touches no stdin, stdout, stderr, exit code or
+//! environment variable; the `airlock` binary does, and keeps each hook's deadline (the
+//! constants and deadline answers are here). The file system a decision needs (the paths
+//! a write resolves to, the send gate's configuration and state, the quarantine markers)
+//! it reads itself.
 
 pub mod codex;
+mod env;
+pub use env::{Empty, Env};
 pub mod json;
+mod reply;
+pub use reply::{Fallback, Reply};
 pub mod send_gate;
 pub mod tool_output;
 mod verdict;
@@ -25,7 +37,8 @@ pub mod write_scope;
 /// no stdout, no process state beyond the file system the decision reads.
 pub mod decoders {
     /// The write-scope verdict for one PreToolUse call on `input`, under the given
-    /// flags: `Ok(())` allows; `Err(reason)` denies (bad flags deny too).
+    /// flags, with no `$HOME`: `Ok(())` allows; `Err(reason)` denies (bad flags deny
+    /// too).
     pub fn write_scope(
         input: &[u8],
         root: Option<String>,

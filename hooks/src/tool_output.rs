@@ -16,20 +16,22 @@ mod reanchor;
 mod reanchor_hook;
 mod rebuild;
 
+use std::ffi::OsString;
 use std::fmt;
-use std::io::{self, IsTerminal, Read, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
-use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::{Client, Env};
+
 /// Largest hook input read, in bytes; a larger one is withheld. Claude Code cuts Bash
 /// output at 30,000 characters and Read at 256 KiB by default, so this is far above them.
-pub(crate) const MAX_INPUT_BYTES: usize = 8 * 1024 * 1024;
+/// The binary reads one byte more, so that "too large" is told apart from "exactly at
+/// the limit" without reading an unbounded stream.
+pub const MAX_INPUT_BYTES: usize = 8 * 1024 * 1024;
 
 /// Most JSON values (keys included) an input may hold. A parsed value costs 32 bytes and
 /// more (an object's entry, its key, the allocator's share): 8 MiB of `0,` would be four
@@ -43,52 +45,12 @@ const MAX_CONTAINED_BYTES: usize = MAX_INPUT_BYTES;
 /// The hook's own deadline: well under the `timeout` its settings entry gives Claude Code,
 /// so that a slow call still ends in a notice rather than in Claude Code's timeout (after
 /// which the original output goes to the model).
-const DEADLINE: Duration = Duration::from_secs(5);
+pub const DEADLINE: Duration = Duration::from_secs(5);
 
 /// Makes the deadline this many milliseconds (only ever shorter), for the tests.
-const TEST_DEADLINE_ENV: &str = "AIRLOCK_TOOL_OUTPUT_TEST_DEADLINE_MS";
+pub const TEST_DEADLINE_ENV: &str = "AIRLOCK_TOOL_OUTPUT_TEST_DEADLINE_MS";
 /// Makes the hook panic, so a test can show that a panic still withholds.
-const TEST_PANIC_ENV: &str = "AIRLOCK_TOOL_OUTPUT_TEST_PANIC";
-
-/// Arguments of `airlock hook tool-output`.
-///
-/// No `-h`/`--help` flag: help on stdout with exit 0 would be read as "no change" if the
-/// flag ever landed in a hook command. `airlock hook help tool-output` shows the help.
-#[derive(clap::Args, Debug)]
-#[command(disable_help_flag = true)]
-pub struct ToolOutputArgs {
-    /// Cut every string of every tool's result to this many bytes (after containment),
-    /// with the truncation note.
-    #[arg(long, value_name = "N")]
-    max_bytes: Option<usize>,
-    /// A cap for the tools whose name matches PATTERN (`*` matches any run of
-    /// characters): `--tool 'mcp__*=20000'`. The first match wins over --max-bytes;
-    /// `PATTERN=none` lifts the cap. Repeatable.
-    #[arg(long = "tool", value_name = "PATTERN=N")]
-    tool: Vec<String>,
-    /// Print the settings.json snippet registering this hook with these flags, and exit.
-    /// With `--client codex`: Codex's hooks.json entry and the same as config.toml tables.
-    #[arg(long)]
-    print_config: bool,
-    /// The client running the hook: `claude-code`, or `codex`, which cannot replace a
-    /// result: there a containing answer withholds the result (`decision: block`, the
-    /// contained text as the reason), and the quarantine gate's deny loses `continue:
-    /// false` (see `cli/TOOL_OUTPUT.md`).
-    #[arg(long, value_enum, default_value_t = crate::Client::ClaudeCode)]
-    client: crate::Client,
-    /// Run as the PreToolUse entry: deny every tool call of a session quarantined
-    /// after a failed tool printed hostile text (see `cli/TOOL_OUTPUT.md`).
-    #[arg(long)]
-    quarantine_gate: bool,
-    /// Run as the PreToolUse entry on Edit, MultiEdit, Write and NotebookEdit: map
-    /// edits made against the contained view onto the file's real bytes.
-    #[arg(long)]
-    reanchor: bool,
-    /// Report what the client adds around tool results outside PostToolUse, and which
-    /// of those channels no lever reaches; then exit.
-    #[arg(long)]
-    doctor: bool,
-}
+pub const TEST_PANIC_ENV: &str = "AIRLOCK_TOOL_OUTPUT_TEST_PANIC";
 
 /// Why the output was withheld. Each reason is what the model reads in the notice.
 #[derive(Debug)]
@@ -138,10 +100,11 @@ impl fmt::Display for Withhold {
 }
 
 /// When the hook must have answered.
-pub(crate) struct Deadline(Instant);
+pub struct Deadline(Instant);
 
 impl Deadline {
-    fn after(d: Duration) -> Self {
+    /// `d` from now.
+    pub fn after(d: Duration) -> Self {
         Deadline(Instant::now().checked_add(d).unwrap_or_else(Instant::now))
     }
 
@@ -162,13 +125,15 @@ struct ToolCap {
     cap: Option<usize>,
 }
 
-/// The parsed command line.
+/// The parsed command line, with the state directory.
 #[derive(Debug, Clone)]
-pub(crate) struct Options {
+pub struct Options {
     max_bytes: Option<usize>,
     tools: Vec<ToolCap>,
     /// Where a session is quarantined, or why it cannot be.
     state: Result<PathBuf, String>,
+    /// Containment panics ([`TEST_PANIC_ENV`]).
+    test_panic: bool,
 }
 
 impl Default for Options {
@@ -179,6 +144,7 @@ impl Default for Options {
             max_bytes: None,
             tools: Vec::new(),
             state: Err("no state directory was given".into()),
+            test_panic: false,
         }
     }
 }
@@ -390,7 +356,7 @@ impl Reply {
 }
 
 /// The reply to one PostToolUse call `input`.
-pub(crate) fn decide(input: &[u8], opts: &Options, deadline: &Deadline) -> Reply {
+pub(crate) fn decide(input: &[u8], opts: &Options, deadline: &Deadline, watch: &Watch) -> Reply {
     let withheld = |tool: Option<String>, response: Option<Value>, reason| Reply::Withheld {
         tool,
         response,
@@ -401,7 +367,7 @@ pub(crate) fn decide(input: &[u8], opts: &Options, deadline: &Deadline) -> Reply
     if let (Some("PostToolUseFailure"), Some(session), Ok(dir)) =
         (head.event.as_deref(), head.session.as_deref(), &opts.state)
     {
-        let _ = PENDING_FAILURE.set(PendingFailure {
+        let _ = watch.0.set(PendingFailure {
             dir: dir.clone(),
             session: session.to_owned(),
             tool: head.tool.clone().unwrap_or_default(),
@@ -466,7 +432,7 @@ pub(crate) fn decide(input: &[u8], opts: &Options, deadline: &Deadline) -> Reply
     };
     // A panic while containing still knows the tool, so its notice keeps the tool's shape.
     let contained = panic::catch_unwind(AssertUnwindSafe(|| {
-        if std::env::var_os(TEST_PANIC_ENV).is_some() {
+        if opts.test_panic {
             #[allow(clippy::panic)]
             {
                 panic!("{TEST_PANIC_ENV} is set");
@@ -531,12 +497,10 @@ struct PendingFailure {
     tool: String,
 }
 
-static PENDING_FAILURE: std::sync::OnceLock<PendingFailure> = std::sync::OnceLock::new();
-
 /// The watchdog's line: the deadline notice, and for a failed tool's call the session
 /// marked first.
-fn watchdog_line() -> String {
-    let line = match PENDING_FAILURE.get() {
+fn watchdog_line(watch: &Watch) -> String {
+    let line = match watch.0.get() {
         Some(p) => quarantined(
             unreadable_failure(&Withhold::Deadline),
             Some(&p.session),
@@ -593,6 +557,7 @@ pub(crate) fn decide_line(
         input,
         &opts,
         &Deadline::after(Duration::from_millis(deadline_ms)),
+        &Watch::default(),
     )
     .line()
 }
@@ -691,15 +656,9 @@ fn escape_unit(input: &[u8], at: usize) -> Option<u32> {
     u32::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()
 }
 
-/// Whoever prints first — the hook or its watchdog — is the only one who prints.
-static ANSWERED: AtomicBool = AtomicBool::new(false);
-
-/// Whether the hook answers Codex (`--client codex`); set before anything can answer.
-static CODEX: AtomicBool = AtomicBool::new(false);
-
 /// A PostToolUse line in the client's dialect; `None`: print nothing.
-fn post_line(line: String) -> Option<String> {
-    if !CODEX.load(Ordering::SeqCst) {
+fn post_line(client: Client, line: String) -> Option<String> {
+    if client != Client::Codex {
         return Some(line);
     }
     crate::codex::post_tool_use(&line).map(|mut shaped| {
@@ -708,246 +667,246 @@ fn post_line(line: String) -> Option<String> {
     })
 }
 
-/// Prints a PostToolUse line (once), reshaped for the client.
-fn print_post(line: &str) -> ExitCode {
-    match post_line(line.to_owned()) {
-        Some(line) => print_once(&line),
-        None => print_nothing(),
+/// `line` on stdout and exit 0; when stdout fails, the line on stderr and exit 2.
+fn once(line: String) -> crate::Reply {
+    crate::Reply {
+        if_stdout_fails: Some(crate::Fallback {
+            stderr: line.clone(),
+            exit: 2,
+        }),
+        stdout: line,
+        stderr: String::new(),
+        exit: 0,
     }
 }
 
-/// Prints a PreToolUse line (once): under Codex reshaped, a deny exiting 0 once stdout
-/// took it (`codex::deliver_pre_tool_use`).
-fn print_pre(line: &str) -> ExitCode {
-    if !CODEX.load(Ordering::SeqCst) {
-        return print_once(line);
+/// A watchdog's `line` on stdout: exit 0, or 2 when stdout fails.
+fn watchdog_reply(line: String) -> crate::Reply {
+    crate::Reply {
+        stdout: line,
+        stderr: String::new(),
+        exit: 0,
+        if_stdout_fails: Some(crate::Fallback {
+            stderr: String::new(),
+            exit: 2,
+        }),
     }
-    if ANSWERED.swap(true, Ordering::SeqCst) {
-        loop {
-            std::thread::park();
-        }
-    }
-    ExitCode::from(crate::codex::deliver_pre_tool_use(line))
 }
 
-/// No change: exit 0 with nothing printed, unless the watchdog answered first.
-fn print_nothing() -> ExitCode {
-    if ANSWERED.swap(true, Ordering::SeqCst) {
-        loop {
-            std::thread::park();
-        }
-    }
-    ExitCode::SUCCESS
+/// A PostToolUse line, reshaped for the client.
+fn post(client: Client, line: &str) -> crate::Reply {
+    post_line(client, line.to_owned()).map_or_else(crate::Reply::silent, once)
 }
 
-fn print_once(line: &str) -> ExitCode {
-    if ANSWERED.swap(true, Ordering::SeqCst) {
-        // The watchdog answered and is exiting the process.
-        loop {
-            std::thread::park();
-        }
+/// A PreToolUse line: under Codex reshaped, a deny exiting 0 once stdout took it
+/// (`codex::pre_tool_use_reply`).
+fn pre(client: Client, line: &str) -> crate::Reply {
+    if client == Client::Codex {
+        return crate::codex::pre_tool_use_reply(line);
     }
-    let mut stdout = io::stdout().lock();
-    if stdout
-        .write_all(line.as_bytes())
-        .and_then(|()| stdout.flush())
-        .is_ok()
-    {
-        return ExitCode::SUCCESS;
-    }
-    let _ = io::stderr().write_all(line.as_bytes());
-    ExitCode::from(2)
+    once(line.to_owned())
 }
 
-fn deadline_duration() -> Duration {
-    std::env::var(TEST_DEADLINE_ENV)
-        .ok()
+/// The flags of `airlock hook tool-output` that shape its answers.
+#[derive(Debug, Clone, Default)]
+pub struct Flags {
+    /// `--max-bytes`.
+    pub max_bytes: Option<usize>,
+    /// `--tool PATTERN=N`.
+    pub tool: Vec<String>,
+    /// `--client`.
+    pub client: Client,
+}
+
+/// The deadline, shortened to `shorten_ms` (the value of [`TEST_DEADLINE_ENV`]) when
+/// that is a number of milliseconds below it.
+pub fn deadline(shorten_ms: Option<&str>) -> Duration {
+    shorten_ms
         .and_then(|ms| ms.parse::<u64>().ok())
         .map_or(DEADLINE, |ms| Duration::from_millis(ms).min(DEADLINE))
 }
 
-/// Runs the hook (or `--print-config`).
-pub fn run(args: &ToolOutputArgs) -> ExitCode {
-    if args.doctor {
-        let mut stdout = io::stdout().lock();
-        return match stdout.write_all(channels::report().as_bytes()) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(_) => ExitCode::FAILURE,
-        };
-    }
-    CODEX.store(args.client == crate::Client::Codex, Ordering::SeqCst);
-    if args.print_config {
-        return print_config(args);
-    }
-    panic::set_hook(Box::new(|_| {}));
-    if args.quarantine_gate {
-        return run_gate();
-    }
-    if args.reanchor {
-        return reanchor_hook::run();
-    }
-    let budget = deadline_duration();
-    let deadline = Deadline::after(budget);
-    // The watchdog answers if the hook has not — stdin that never closes, a stall —
-    // a little after the deadline the work itself checks.
-    let _ = std::thread::Builder::new()
-        .name("deadline".into())
-        .spawn(move || {
-            std::thread::sleep(budget.saturating_add(Duration::from_millis(250)));
-            if !ANSWERED.swap(true, Ordering::SeqCst) {
-                let line = post_line(watchdog_line()).unwrap_or_default();
-                let mut stdout = io::stdout().lock();
-                let ok = stdout
-                    .write_all(line.as_bytes())
-                    .and_then(|()| stdout.flush())
-                    .is_ok();
-                std::process::exit(if ok { 0 } else { 2 });
-            }
-        });
-    let line = panic::catch_unwind(AssertUnwindSafe(|| {
-        let reply = match ToolOutputArgs::options(args) {
-            Err(why) => Reply::Withheld {
-                tool: None,
-                response: None,
-                reason: Withhold::Configuration(why),
-            },
-            Ok(opts) => match read_input() {
-                Ok(input) => decide(&input, &opts, &deadline),
-                Err(e) => Reply::Withheld {
-                    tool: None,
-                    response: None,
-                    reason: Withhold::Unreadable(e.to_string()),
-                },
-            },
-        };
-        reply.line()
-    }))
-    .unwrap_or_else(|_| {
-        Reply::Withheld {
-            tool: None,
-            response: None,
-            reason: Withhold::Panic,
-        }
-        .line()
-    });
-    match line {
-        Some(line) => print_post(&line),
-        None => print_nothing(),
+/// How long after the deadline the watchdog answers: the work checks the deadline
+/// itself, and its own notice is the better answer.
+pub const WATCHDOG_GRACE: Duration = Duration::from_millis(250);
+
+/// `--doctor`: what the client adds around tool results outside PostToolUse.
+pub fn doctor() -> crate::Reply {
+    crate::Reply {
+        stdout: channels::report(),
+        if_stdout_fails: Some(crate::Fallback {
+            stderr: String::new(),
+            exit: 1,
+        }),
+        ..crate::Reply::default()
     }
 }
 
-/// For a command line that starts `airlock hook tool-output` but does not parse: the
-/// withheld line printed, and the exit code; `None` for every other command.
-pub fn withhold_on_usage_error(error: &clap::Error) -> Option<ExitCode> {
-    let mut args = std::env::args_os().skip(1);
-    if args.next().as_deref() != Some("hook".as_ref())
-        || args.next().as_deref() != Some("tool-output".as_ref())
-    {
-        return None;
-    }
-    CODEX.store(
-        crate::Client::from_raw_args(std::env::args_os()) == crate::Client::Codex,
-        Ordering::SeqCst,
-    );
-    if std::env::args_os().any(|a| a == "--quarantine-gate") {
-        let why = format!(
-            "--quarantine-gate: the command line does not parse ({})",
-            error.kind()
-        );
-        return Some(print_pre(&quarantine::deny_line(&why)));
-    }
-    let reason = Withhold::Configuration(error.kind().to_string());
+/// What the watchdog shares with the hook: a failed tool's call being decided, whose
+/// session the watchdog marks if the deadline passes first.
+#[derive(Default)]
+pub struct Watch(std::sync::OnceLock<PendingFailure>);
+
+/// The options of a PostToolUse call from `flags`, the state directory from `env`; when
+/// the flags are bad, the withheld answer (stdin is not read then). `test_panic` makes
+/// containment panic, so that the tests show a panic still withholds.
+pub fn options(flags: &Flags, env: &dyn Env, test_panic: bool) -> Result<Options, crate::Reply> {
+    let built = panic::catch_unwind(AssertUnwindSafe(|| {
+        Options::new(flags.max_bytes, &flags.tool).map(|mut opts| {
+            opts.state = quarantine::state_dir(env);
+            opts.test_panic = test_panic;
+            opts
+        })
+    }));
+    let reason = match built {
+        Ok(Ok(opts)) => return Ok(opts),
+        Ok(Err(why)) => Withhold::Configuration(why),
+        Err(_) => Withhold::Panic,
+    };
     let reply = Reply::Withheld {
         tool: None,
         response: None,
         reason,
     };
-    Some(print_post(
+    Err(post(
+        flags.client,
+        &reply.line().unwrap_or_else(|| FALLBACK_LINE.to_owned()),
+    ))
+}
+
+/// The answer to one PostToolUse call `input` (stdin, or why it could not be read), by
+/// `deadline`; `watch` is shared with the watchdog ([`deadline_reply`]).
+pub fn answer(
+    client: Client,
+    opts: &Options,
+    input: Result<Vec<u8>, String>,
+    deadline: &Deadline,
+    watch: &Watch,
+) -> crate::Reply {
+    let line = panic::catch_unwind(AssertUnwindSafe(|| {
+        let reply = match input {
+            Ok(input) => decide(&input, opts, deadline, watch),
+            Err(e) => Reply::Withheld {
+                tool: None,
+                response: None,
+                reason: Withhold::Unreadable(e),
+            },
+        };
+        reply.line()
+    }))
+    .unwrap_or_else(|_| panic_line());
+    match line {
+        Some(line) => post(client, &line),
+        None => crate::Reply::silent(),
+    }
+}
+
+fn panic_line() -> Option<String> {
+    Reply::Withheld {
+        tool: None,
+        response: None,
+        reason: Withhold::Panic,
+    }
+    .line()
+}
+
+/// The withheld answer of a panic outside [`answer`] (reading stdin).
+pub fn panic_reply(client: Client) -> crate::Reply {
+    post(
+        client,
+        &panic_line().unwrap_or_else(|| FALLBACK_LINE.to_owned()),
+    )
+}
+
+/// The watchdog's answer: the deadline notice, and for a failed tool's call the session
+/// marked first.
+pub fn deadline_reply(client: Client, watch: &Watch) -> crate::Reply {
+    watchdog_reply(post_line(client, watchdog_line(watch)).unwrap_or_default())
+}
+
+/// For a command line that starts `airlock hook tool-output` but does not parse: the
+/// withheld line (or the gate's deny); `None` for every other command. `args` is the whole
+/// command line, program name first; `kind` names the parser's error.
+pub fn usage_error(args: &[OsString], kind: &str) -> Option<crate::Reply> {
+    let mut words = args.iter().skip(1);
+    if words.next().map(OsString::as_os_str) != Some("hook".as_ref())
+        || words.next().map(OsString::as_os_str) != Some("tool-output".as_ref())
+    {
+        return None;
+    }
+    let client = Client::from_raw_args(args);
+    if args.iter().any(|a| a == "--quarantine-gate") {
+        let why = format!("--quarantine-gate: the command line does not parse ({kind})");
+        return Some(pre(client, &quarantine::deny_line(&why)));
+    }
+    let reply = Reply::Withheld {
+        tool: None,
+        response: None,
+        reason: Withhold::Configuration(kind.to_owned()),
+    };
+    Some(post(
+        client,
         &reply.line().unwrap_or_else(|| FALLBACK_LINE.to_owned()),
     ))
 }
 
 /// The bytes a PreToolUse call may have; a larger one is denied. Far above the hook's
 /// own limit: a `Write` of a large file is a PreToolUse call, and the gate parses only
-/// two fields of it.
-const MAX_GATE_INPUT_BYTES: u64 = 64 * 1024 * 1024;
+/// two fields of it. The binary reads one byte more.
+pub const MAX_GATE_INPUT_BYTES: u64 = 64 * 1024 * 1024;
 
-/// `--quarantine-gate`: the PreToolUse entry. Prints a deny line, or nothing when the
-/// session is not quarantined; the watchdog denies if no verdict comes in time.
-fn run_gate() -> ExitCode {
-    let budget = deadline_duration();
-    let _ = std::thread::Builder::new()
-        .name("deadline".into())
-        .spawn(move || {
-            std::thread::sleep(budget.saturating_add(Duration::from_millis(250)));
-            if !ANSWERED.swap(true, Ordering::SeqCst) {
-                let line = quarantine::deny_line("no verdict before the deadline");
-                if CODEX.load(Ordering::SeqCst) {
-                    std::process::exit(i32::from(crate::codex::deliver_pre_tool_use(&line)));
-                }
-                let mut stdout = io::stdout().lock();
-                let ok = stdout
-                    .write_all(line.as_bytes())
-                    .and_then(|()| stdout.flush())
-                    .is_ok();
-                std::process::exit(if ok { 0 } else { 2 });
-            }
-        });
-    let verdict = panic::catch_unwind(|| {
-        let mut input = Vec::new();
-        match io::stdin()
-            .lock()
-            .take(MAX_GATE_INPUT_BYTES.saturating_add(1))
-            .read_to_end(&mut input)
-        {
-            Err(e) => quarantine::Verdict::Deny(format!("cannot read the call ({e})")),
-            Ok(_) if u64::try_from(input.len()).map_or(true, |n| n > MAX_GATE_INPUT_BYTES) => {
-                quarantine::Verdict::Deny(format!(
-                    "the call is larger than {MAX_GATE_INPUT_BYTES} bytes"
-                ))
-            }
-            Ok(_) => quarantine::gate(&input, quarantine::state_dir()),
+/// `--quarantine-gate`: the PreToolUse entry's answer to `input`, against the state
+/// directory `env` names: a deny line, or nothing when the session is not quarantined.
+pub fn gate(client: Client, input: Result<Vec<u8>, String>, env: &dyn Env) -> crate::Reply {
+    let verdict = panic::catch_unwind(AssertUnwindSafe(|| match input {
+        Err(e) => quarantine::Verdict::Deny(format!("cannot read the call ({e})")),
+        Ok(input) if u64::try_from(input.len()).map_or(true, |n| n > MAX_GATE_INPUT_BYTES) => {
+            quarantine::Verdict::Deny(format!(
+                "the call is larger than {MAX_GATE_INPUT_BYTES} bytes"
+            ))
         }
-    })
+        Ok(input) => quarantine::gate(&input, quarantine::state_dir(env)),
+    }))
     .unwrap_or_else(|_| quarantine::Verdict::Deny("internal error".into()));
     match verdict {
-        quarantine::Verdict::Deny(why) => print_pre(&quarantine::deny_line(&why)),
-        quarantine::Verdict::Refuse(why) => print_pre(&quarantine::refuse_line(&why)),
-        quarantine::Verdict::Clear => {
-            if ANSWERED.swap(true, Ordering::SeqCst) {
-                loop {
-                    std::thread::park();
-                }
-            }
-            ExitCode::SUCCESS
-        }
+        quarantine::Verdict::Deny(why) => pre(client, &quarantine::deny_line(&why)),
+        quarantine::Verdict::Refuse(why) => pre(client, &quarantine::refuse_line(&why)),
+        quarantine::Verdict::Clear => crate::Reply::silent(),
     }
 }
 
-impl ToolOutputArgs {
-    fn options(&self) -> Result<Options, String> {
-        let mut opts = Options::new(self.max_bytes, &self.tool)?;
-        opts.state = quarantine::state_dir();
-        Ok(opts)
+/// The gate's deny when no verdict came in time.
+pub fn gate_deadline_reply(client: Client) -> crate::Reply {
+    let line = quarantine::deny_line("no verdict before the deadline");
+    if client == Client::Codex {
+        return crate::codex::pre_tool_use_reply(&line);
+    }
+    watchdog_reply(line)
+}
+
+/// The gate's deny of a panic outside [`gate`] (reading stdin).
+pub fn gate_panic_reply(client: Client) -> crate::Reply {
+    pre(client, &quarantine::deny_line("internal error"))
+}
+
+pub use reanchor_hook::{
+    MAX_CALL_BYTES as MAX_REANCHOR_CALL_BYTES, answer as reanchor,
+    deadline_reply as reanchor_deadline_reply, panic_reply as reanchor_panic_reply,
+};
+
+impl Options {
+    /// The `--max-bytes` and `--tool` checks alone, for `--print-config`.
+    fn check(flags: &Flags) -> Result<(), String> {
+        Options::new(flags.max_bytes, &flags.tool).map(|_| ())
     }
 }
 
-/// Reads stdin up to one byte past the limit, so that "too large" is told apart from
-/// "exactly at the limit" without reading an unbounded stream.
-fn read_input() -> io::Result<Vec<u8>> {
-    let limit = u64::try_from(MAX_INPUT_BYTES)
-        .unwrap_or(u64::MAX)
-        .saturating_add(1);
-    let mut input = Vec::new();
-    io::stdin().lock().take(limit).read_to_end(&mut input)?;
-    Ok(input)
-}
-
-fn print_config(args: &ToolOutputArgs) -> ExitCode {
-    // Registered as a hook by mistake, `--print-config` would answer every call with a
-    // snippet Claude Code ignores, letting the output through: withhold instead.
-    if !io::stdin().is_terminal() && read_input().is_ok_and(|input| !input.trim_ascii().is_empty())
-    {
+/// `--print-config`: the snippet registering the hook with `flags`, given stdin (`None`:
+/// a terminal, not read). Registered as a hook by mistake, `--print-config` would answer
+/// every call with a snippet Claude Code ignores, letting the output through; the output
+/// of a call read on stdin is withheld instead.
+pub fn print_config(flags: &Flags, stdin: Option<Result<Vec<u8>, String>>) -> crate::Reply {
+    if stdin.is_some_and(|read| read.is_ok_and(|input| !input.trim_ascii().is_empty())) {
         let reply = Reply::Withheld {
             tool: None,
             response: None,
@@ -955,25 +914,24 @@ fn print_config(args: &ToolOutputArgs) -> ExitCode {
                 "--print-config is not a hook; drop it from the command".into(),
             ),
         };
-        return print_post(&reply.line().unwrap_or_else(|| FALLBACK_LINE.to_owned()));
+        return post(
+            flags.client,
+            &reply.line().unwrap_or_else(|| FALLBACK_LINE.to_owned()),
+        );
     }
-    if let Err(why) = args.options() {
-        let _ = writeln!(io::stderr(), "airlock hook tool-output: {why}");
-        return ExitCode::from(2);
+    if let Err(why) = Options::check(flags) {
+        return crate::Reply::error(&format!("airlock hook tool-output: {why}"), 2);
     }
-    let printed = match args.client {
-        crate::Client::ClaudeCode => config::settings_snippet(args.max_bytes, &args.tool),
-        crate::Client::Codex => Ok(config::codex_wiring(args.max_bytes, &args.tool)),
+    let printed = match flags.client {
+        Client::ClaudeCode => config::settings_snippet(flags.max_bytes, &flags.tool),
+        Client::Codex => Ok(config::codex_wiring(flags.max_bytes, &flags.tool)),
     };
     match printed {
-        Ok(text) => {
-            let mut stdout = io::stdout().lock();
-            match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(_) => ExitCode::FAILURE,
-            }
-        }
-        Err(_) => ExitCode::FAILURE,
+        Ok(text) => crate::Reply::text(&text, 1),
+        Err(_) => crate::Reply {
+            exit: 1,
+            ..crate::Reply::default()
+        },
     }
 }
 
@@ -1025,6 +983,7 @@ mod tests {
             input,
             &Options::default(),
             &Deadline::after(Duration::from_secs(60)),
+            &Watch::default(),
         ) {
             Reply::Contained { output, .. } => {
                 assert_eq!(
@@ -1047,6 +1006,7 @@ mod tests {
             format!(r#"{{"tool_name":"Bash","tool_response":{many}}}"#).as_bytes(),
             &Options::default(),
             &Deadline::after(Duration::from_secs(60)),
+            &Watch::default(),
         ) {
             Reply::Withheld {
                 reason: Withhold::TooManyValues,
@@ -1056,8 +1016,7 @@ mod tests {
         }
     }
 
-    /// The only test that names a state directory to `decide`: the watchdog's pending
-    /// failure is set once per process.
+    /// The watchdog's pending failure is set once per watch.
     #[test]
     fn the_watchdog_marks_a_pending_failure_before_it_answers() {
         let dir = tempfile::tempdir().unwrap();
@@ -1068,12 +1027,18 @@ mod tests {
         let input = br#"{"session_id":"w-1","hook_event_name":"PostToolUseFailure","tool_name":"Bash","error":"clean"}"#;
         // A clean error marks nothing itself; had the deadline passed while it was being
         // contained, the watchdog would have marked the session.
+        let watch = Watch::default();
         assert!(matches!(
-            decide(input, &opts, &Deadline::after(Duration::from_secs(60))),
+            decide(
+                input,
+                &opts,
+                &Deadline::after(Duration::from_secs(60)),
+                &watch
+            ),
             Reply::Unchanged
         ));
         assert!(!dir.path().join("quarantined/w-1").exists());
-        let line: Value = serde_json::from_str(&watchdog_line()).unwrap();
+        let line: Value = serde_json::from_str(&watchdog_line(&watch)).unwrap();
         assert_eq!(line["continue"], false);
         assert_eq!(
             line["hookSpecificOutput"]["hookEventName"],
@@ -1086,7 +1051,7 @@ mod tests {
     fn a_passed_deadline_withholds() {
         let input = br#"{"tool_name":"Bash","tool_response":{"stdout":"a"}}"#;
         let passed = Deadline(Instant::now());
-        match decide(input, &Options::default(), &passed) {
+        match decide(input, &Options::default(), &passed, &Watch::default()) {
             Reply::Withheld {
                 reason: Withhold::Deadline,
                 ..

@@ -21,11 +21,10 @@ use serde_json::Value;
 
 /// The client a hook answers (`--client`), and whose settings the doctor reads: it decides
 /// the dialect of the printed line, the exit code of a deny and what `--print-config` prints.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Client {
     /// Claude Code (the default).
     #[default]
-    #[value(name = "claude-code")]
     ClaudeCode,
     /// Codex CLI: lines reshaped to its closed schema (`airlock_hooks::codex`).
     Codex,

@@ -139,6 +139,37 @@ impl Chunk {
         byte & (1u8 << (bit % 8)) == 0
     }
 
+    /// The data bytes rows `start..end` span (`start <= end <= len`), to size an
+    /// output buffer once; `None` for views (no single data range) or offsets out of
+    /// order, which [`Chunk::row`] then reports.
+    pub(crate) fn span(&self, start: usize, end: usize) -> Option<usize> {
+        if start >= end || end > self.len {
+            return Some(0);
+        }
+        let (a, b) = (
+            self.offset.checked_add(start)?,
+            self.offset.checked_add(end)?,
+        );
+        let (s, e) = match self.layout {
+            // SAFETY: the offsets buffer holds offset + length + 1 entries, and
+            // a < b <= offset + length.
+            Layout::String => unsafe {
+                let p = self.index.cast::<i32>();
+                (
+                    i64::from(p.add(a).read_unaligned()),
+                    i64::from(p.add(b).read_unaligned()),
+                )
+            },
+            // SAFETY: as above, 64-bit entries.
+            Layout::LargeString => unsafe {
+                let p = self.index.cast::<i64>();
+                (p.add(a).read_unaligned(), p.add(b).read_unaligned())
+            },
+            Layout::View => return None,
+        };
+        usize::try_from(e.checked_sub(s)?).ok()
+    }
+
     /// Row `i` (`i < len`). Offsets are checked for order and sign; the bytes are the
     /// caller's to validate as UTF-8.
     pub(crate) fn row(&self, i: usize) -> Result<Row<'_>, String> {

@@ -50,44 +50,79 @@ struct Segment {
 }
 
 /// One segment's output.
+///
+/// The row costs that are not core's are kept to a push or two a row: `data` is
+/// reserved once for the segment's input bytes, and its initialized length only
+/// grows (`used` is where the rows end): core writes into bytes a longer row
+/// zeroed before, so no row zeroes its room again, and a short result is not
+/// truncated away. Reasons are kept for the rejected rows only.
 #[derive(Default)]
 struct Out {
+    /// `data[..used]` holds the rows; `data[used..]` is room already zeroed.
     data: Vec<u8>,
+    used: usize,
     /// End of each row's bytes in `data`.
     ends: Vec<usize>,
     valid: Vec<bool>,
-    /// Sanitize: each row's rejection message (its row is null).
-    reasons: Vec<Option<String>>,
+    /// Sanitize: (row in the segment, its rejection message); the row is null.
+    reasons: Vec<(usize, String)>,
     /// Truncate: whether cut, and the original length.
     truncated: Vec<bool>,
     bytes: Vec<i64>,
 }
 
 impl Out {
+    /// An output for `rows` rows of about `input` bytes.
+    fn with_capacity(op: Op<'_>, rows: usize, input: usize) -> Self {
+        let (truncated, bytes) = match op {
+            Op::Truncate { .. } => (Vec::with_capacity(rows), Vec::with_capacity(rows)),
+            Op::Sanitize { .. } | Op::Strip { .. } => (Vec::new(), Vec::new()),
+        };
+        Out {
+            // A little over the input: a redacted marker or a truncation note
+            // lengthens a row.
+            data: Vec::with_capacity(input.saturating_add(input / 8).saturating_add(256)),
+            used: 0,
+            ends: Vec::with_capacity(rows),
+            valid: Vec::with_capacity(rows),
+            reasons: Vec::new(),
+            truncated,
+            bytes,
+        }
+    }
+
+    /// `need` writable bytes after the rows (zeroed only where never written).
+    fn room(&mut self, need: usize) -> &mut [u8] {
+        let want = self.used.saturating_add(need);
+        if self.data.len() < want {
+            self.data.resize(want, 0);
+        }
+        self.data.get_mut(self.used..want).unwrap_or_default()
+    }
+
+    /// Ends a row of `n` bytes written into [`Out::room`].
+    fn wrote(&mut self, n: usize, valid: bool) {
+        self.used = self.used.saturating_add(n);
+        self.ends.push(self.used);
+        self.valid.push(valid);
+    }
+
     fn null(&mut self, op: Op<'_>) {
-        self.ends.push(self.data.len());
-        self.valid.push(false);
-        match op {
-            Op::Sanitize { .. } => self.reasons.push(None),
-            Op::Truncate { .. } => {
-                self.truncated.push(false);
-                self.bytes.push(0);
-            }
-            Op::Strip { .. } => {}
+        self.wrote(0, false);
+        if let Op::Truncate { .. } = op {
+            self.truncated.push(false);
+            self.bytes.push(0);
         }
     }
 
     fn text(&mut self, op: Op<'_>, text: &str) -> Result<(), String> {
-        let at = self.data.len();
         match op {
             Op::Sanitize {
                 profile,
                 field,
                 max_bytes,
             } => {
-                let need = profile.worst_case_len(text.len(), max_bytes);
-                self.data.resize(at.saturating_add(need), 0);
-                let room = self.data.get_mut(at..).unwrap_or_default();
+                let room = self.room(profile.worst_case_len(text.len(), max_bytes));
                 match profile.sanitize_prose_with(
                     text,
                     field,
@@ -97,14 +132,11 @@ impl Out {
                 ) {
                     Ok(prose) => {
                         let n = prose.text.len();
-                        self.data.truncate(at.saturating_add(n));
-                        self.valid.push(true);
-                        self.reasons.push(None);
+                        self.wrote(n, true);
                     }
                     Err(ProseError::Rejected(r)) => {
-                        self.data.truncate(at);
-                        self.valid.push(false);
-                        self.reasons.push(Some(r.to_string()));
+                        self.reasons.push((self.ends.len(), r.to_string()));
+                        self.wrote(0, false);
                     }
                     Err(ProseError::BufferTooSmall(_)) => {
                         return Err(String::from("buffer too small"));
@@ -112,25 +144,29 @@ impl Out {
                 }
             }
             Op::Strip { profile } => {
-                self.data.resize(at.saturating_add(text.len()), 0);
-                let room = self.data.get_mut(at..).unwrap_or_default();
+                let room = self.room(text.len());
                 let n = profile
                     .strip_into(text, room)
                     .map_err(|_| String::from("buffer too small"))?
                     .len();
-                self.data.truncate(at.saturating_add(n));
-                self.valid.push(true);
+                self.wrote(n, true);
             }
             Op::Truncate { max_bytes } => {
                 let t = truncate_to_bytes(text, max_bytes);
-                self.data.extend_from_slice(t.text.as_bytes());
-                self.valid.push(true);
+                let kept = t.text.as_bytes();
+                self.room(kept.len()).copy_from_slice(kept);
+                self.wrote(kept.len(), true);
                 self.truncated.push(t.truncated);
                 self.bytes.push(i64::try_from(t.bytes).unwrap_or(i64::MAX));
             }
         }
-        self.ends.push(self.data.len());
         Ok(())
+    }
+
+    /// The rows' bytes (the zeroed room after them dropped).
+    fn finish(mut self) -> Self {
+        self.data.truncate(self.used);
+        self
     }
 }
 
@@ -141,7 +177,20 @@ struct Failure {
 }
 
 fn run_segment(rows: &Rows<'_>, seg: Segment, op: Op<'_>) -> Result<Out, Failure> {
-    let mut out = Out::default();
+    let n = seg.end.saturating_sub(seg.start);
+    let input = match rows {
+        Rows::Arrow(chunks) => chunks
+            .get(seg.chunk)
+            .and_then(|c| c.span(seg.start, seg.end))
+            .unwrap_or(0),
+        Rows::List(list) => list
+            .get(seg.start..seg.end)
+            .unwrap_or_default()
+            .iter()
+            .map(|s| s.as_ref().map_or(0, String::len))
+            .sum(),
+    };
+    let mut out = Out::with_capacity(op, n, input);
     for i in seg.start..seg.end {
         let row = seg.global.saturating_add(i.saturating_sub(seg.start));
         let fail = |what: String| Failure { row, what };
@@ -176,7 +225,7 @@ fn run_segment(rows: &Rows<'_>, seg: Segment, op: Op<'_>) -> Result<Out, Failure
             }
         }
     }
-    Ok(out)
+    Ok(out.finish())
 }
 
 /// Cuts `lens` (rows per chunk) into segments of at most `per` rows.
@@ -203,8 +252,13 @@ fn segments(lens: &[usize], per: usize) -> Vec<Segment> {
 fn run(rows: &Rows<'_>, lens: &[usize], op: Op<'_>, threads: usize) -> Result<Vec<Out>, Failure> {
     let total: usize = lens.iter().sum();
     let threads = threads.max(1).min(total.div_ceil(256).max(1));
-    // Four segments a thread evens out rows of unequal length.
-    let per = total.div_ceil(threads.saturating_mul(4)).max(1);
+    // Four segments a thread evens out rows of unequal length; one thread takes
+    // each chunk whole, so a one-chunk batch's output needs no join.
+    let per = if threads == 1 {
+        usize::MAX
+    } else {
+        total.div_ceil(threads.saturating_mul(4)).max(1)
+    };
     let segs = segments(lens, per);
     if threads == 1 {
         return segs.iter().map(|&s| run_segment(rows, s, op)).collect();
@@ -261,45 +315,42 @@ fn validity(valid: impl Iterator<Item = bool>, len: usize) -> (Vec<u8>, usize) {
     (bits, nulls)
 }
 
-/// A string column from per-row byte strings (`None`: null).
-fn string_column<'a>(
-    rows: impl Iterator<Item = Option<&'a [u8]>>,
-    len: usize,
-    large: bool,
-) -> Column {
-    let mut data = Vec::new();
-    let mut ends = Vec::with_capacity(len);
-    let mut valid = Vec::with_capacity(len);
-    for r in rows {
-        if let Some(b) = r {
-            data.extend_from_slice(b);
+/// The reason column: each rejected row's message, null elsewhere (`reasons` in row
+/// order).
+fn reason_column(reasons: &[(usize, String)], rows: usize) -> Column {
+    let mut data = Vec::with_capacity(reasons.iter().map(|(_, m)| m.len()).sum());
+    let mut ends = Vec::with_capacity(rows);
+    let mut valid = vec![false; rows];
+    let mut next = reasons.iter().peekable();
+    for (i, slot) in valid.iter_mut().enumerate() {
+        if let Some((_, msg)) = next.next_if(|(r, _)| *r == i) {
+            data.extend_from_slice(msg.as_bytes());
+            *slot = true;
         }
-        valid.push(r.is_some());
         ends.push(data.len());
     }
-    offsets_column(data, &ends, valid, large)
+    offsets_column(data, &ends, &valid, false)
 }
 
-fn offsets_column(data: Vec<u8>, ends: &[usize], valid: Vec<bool>, large: bool) -> Column {
+fn offsets_column(data: Vec<u8>, ends: &[usize], valid: &[bool], large: bool) -> Column {
     let len = ends.len();
     let large = large || data.len() > i32::MAX as usize;
-    let mut offsets =
-        Vec::with_capacity(
-            len.saturating_add(1)
-                .saturating_mul(if large { 8 } else { 4 }),
-        );
-    let mut put = |o: usize| {
-        if large {
-            offsets.extend_from_slice(&(o as i64).to_le_bytes());
-        } else {
-            offsets.extend_from_slice(&(o as i32).to_le_bytes());
+    let offsets = if large {
+        let mut o = Vec::with_capacity(len.saturating_add(1).saturating_mul(8));
+        o.extend_from_slice(&0i64.to_le_bytes());
+        for &e in ends {
+            o.extend_from_slice(&(e as i64).to_le_bytes());
         }
+        o
+    } else {
+        let mut o = Vec::with_capacity(len.saturating_add(1).saturating_mul(4));
+        o.extend_from_slice(&0i32.to_le_bytes());
+        for &e in ends {
+            o.extend_from_slice(&(e as i32).to_le_bytes());
+        }
+        o
     };
-    put(0);
-    for &e in ends {
-        put(e);
-    }
-    let (bits, nulls) = validity(valid.into_iter(), len);
+    let (bits, nulls) = validity(valid.iter().copied(), len);
     Column {
         format: if large { c"U" } else { c"u" },
         len,
@@ -308,8 +359,22 @@ fn offsets_column(data: Vec<u8>, ends: &[usize], valid: Vec<bool>, large: bool) 
     }
 }
 
-/// Joins the segments' outputs into the batch's columns.
-fn join(outs: Vec<Out>, large: bool) -> (Column, Vec<Option<String>>, Vec<bool>, Vec<i64>) {
+/// Joins the segments' outputs into the batch's columns: one segment's buffers are
+/// taken as they are; several are copied into one, in order.
+fn join(mut outs: Vec<Out>, large: bool) -> Joined {
+    if outs.len() == 1
+        && let Some(o) = outs.pop()
+    {
+        let text = offsets_column(o.data, &o.ends, &o.valid, large);
+        return Joined {
+            text,
+            rows: o.ends.len(),
+            reasons: o.reasons,
+            truncated: o.truncated,
+            bytes: o.bytes,
+            valid: o.valid,
+        };
+    }
     let total_data: usize = outs.iter().map(|o| o.data.len()).sum();
     let rows: usize = outs.iter().map(|o| o.ends.len()).sum();
     let mut data = Vec::with_capacity(total_data);
@@ -320,15 +385,27 @@ fn join(outs: Vec<Out>, large: bool) -> (Column, Vec<Option<String>>, Vec<bool>,
     let mut bytes = Vec::new();
     for o in outs {
         let base = data.len();
+        let first_row = ends.len();
         data.extend_from_slice(&o.data);
         ends.extend(o.ends.iter().map(|e| base.saturating_add(*e)));
         valid.extend_from_slice(&o.valid);
-        reasons.extend(o.reasons);
+        reasons.extend(
+            o.reasons
+                .into_iter()
+                .map(|(r, m)| (first_row.saturating_add(r), m)),
+        );
         truncated.extend(o.truncated);
         bytes.extend(o.bytes);
     }
-    let text = offsets_column(data, &ends, valid, large);
-    (text, reasons, truncated, bytes)
+    let text = offsets_column(data, &ends, &valid, large);
+    Joined {
+        text,
+        rows,
+        reasons,
+        truncated,
+        bytes,
+        valid,
+    }
 }
 
 fn bool_column(values: &[bool], valid: &[bool]) -> Column {
@@ -364,11 +441,13 @@ fn threads_of(threads: Option<usize>) -> usize {
     threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
-/// A batch's output columns: the text, and per row the reason, whether cut, the
-/// original length and whether valid (the last three for truncate).
+/// A batch's output columns: the text, its row count, the rejected rows (by index,
+/// in order) with their messages, and per row whether cut, the original length and
+/// whether valid (the last three for truncate).
 struct Joined {
     text: Column,
-    reasons: Vec<Option<String>>,
+    rows: usize,
+    reasons: Vec<(usize, String)>,
     truncated: Vec<bool>,
     bytes: Vec<i64>,
     valid: Vec<bool>,
@@ -422,15 +501,7 @@ fn batch(
             "airlock: a batch takes a list of str or an Arrow string array (__arrow_c_array__ or __arrow_c_stream__)",
         ));
     };
-    let valid: Vec<bool> = outs.iter().flat_map(|o| o.valid.iter().copied()).collect();
-    let (text, reasons, truncated, bytes) = join(outs, large);
-    Ok(Joined {
-        text,
-        reasons,
-        truncated,
-        bytes,
-        valid,
-    })
+    Ok(join(outs, large))
 }
 
 /// `sanitize_batch`: `(text, reason)` columns; `raise_on_reject` raises the first
@@ -451,23 +522,18 @@ fn sanitize_batch<'py>(
         field,
         max_bytes,
     };
-    let Joined { text, reasons, .. } = batch(py, texts, op, threads)?;
-    if raise_on_reject
-        && let Some((row, msg)) = reasons
-            .iter()
-            .enumerate()
-            .find_map(|(i, r)| r.as_ref().map(|m| (i, m)))
-    {
+    let Joined {
+        text,
+        rows,
+        reasons,
+        ..
+    } = batch(py, texts, op, threads)?;
+    if raise_on_reject && let Some((row, msg)) = reasons.first() {
         let err = RejectionError::new_err(msg.clone());
-        err.value(py).setattr("row", row)?;
+        err.value(py).setattr("row", *row)?;
         return Err(err);
     }
-    let len = reasons.len();
-    let reason = string_column(
-        reasons.iter().map(|r| r.as_deref().map(str::as_bytes)),
-        len,
-        false,
-    );
+    let reason = reason_column(&reasons, rows);
     PyTuple::new(
         py,
         [

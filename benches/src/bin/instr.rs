@@ -2,7 +2,8 @@
 //! under `valgrind --tool=callgrind` (see `benches/callgrind.sh`, which subtracts a
 //! run with `0` repetitions to leave the operation's own instructions).
 //!
-//! `instr <op> <kind> <repetitions>`
+//! `instr <op> <kind> <repetitions>` (also for qemu's instruction counts on arm64:
+//! `scripts/bench-aarch64-insns.sh`)
 #![allow(
     clippy::indexing_slicing,
     clippy::unwrap_used,
@@ -17,8 +18,10 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let ops = [
         Op::Memcpy,
+        Op::FromUtf8,
         Op::Scan,
         Op::Strip,
+        Op::Truncate,
         Op::Sanitize,
         Op::NaiveSanitize,
         Op::StrictStrip,

@@ -2,10 +2,11 @@
 //! block are ASCII, keycap bases, leads of members of D, bytes of kept inert
 //! code points, continuation bytes — as masks — and the packing of the kept ones.
 //!
-//! The masks come from UTF-8 patterns derived at compile time from D's generated
-//! ranges and the inert ranges (`strict::class`, in `strict_patterns.rs`),
-//! compared as immediates on x86 (`strict_dense_x86.rs`, the approach of the
-//! reference's dense-drop kernels with strict's own table). What the masks mean (which bytes go, where a block
+//! The masks come from UTF-8 patterns the strict profile builds at compile time
+//! from D's generated ranges and the inert ranges and passes down as a type
+//! ([`DenseSets`]: `strict::class::StrictSets`), compared as immediates on x86
+//! (`strict_dense_x86.rs`, the approach of the reference's dense-drop kernels with
+//! strict's own table). What the masks mean (which bytes go, where a block
 //! stops, the Keeper's state after it) is decided once, in `strict/dense.rs`, for
 //! every backend. Without SIMD there is no kernel and the scalar gathering runs.
 
@@ -17,7 +18,7 @@
 )]
 
 use super::backend::Backend;
-use super::strict_patterns::StrictMasks;
+use super::strict_patterns::{DenseSets, StrictMasks, check_sets};
 
 /// A SIMD kernel for the strict dense blocks, holding the proof that the CPU runs it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,15 +49,16 @@ impl StrictKernel {
         }
     }
 
-    /// The masks of the block `text[..64]` (zeros past the end of `text`); the
-    /// controls' mask only with `CTRL` (strict strip keeps them).
+    /// The masks of the block `text[..64]` (zeros past the end of `text`) for the
+    /// sets `S`; the controls' mask only with `CTRL` (strict strip keeps them).
     #[inline(always)]
-    pub(crate) fn masks<const CTRL: bool>(self, w: &[u8]) -> StrictMasks {
+    pub(crate) fn masks<S: DenseSets, const CTRL: bool>(self, w: &[u8]) -> StrictMasks {
+        const { check_sets::<S>() };
         match self {
             #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
-            StrictKernel::Avx512(cpu) => super::strict_dense_x86::masks512::<CTRL>(w, cpu),
+            StrictKernel::Avx512(cpu) => super::strict_dense_x86::masks512::<S, CTRL>(w, cpu),
             #[cfg(all(target_arch = "x86_64", not(feature = "portable-only")))]
-            StrictKernel::Avx2(cpu) => super::strict_dense_x86::masks256::<CTRL>(w, cpu),
+            StrictKernel::Avx2(cpu) => super::strict_dense_x86::masks256::<S, CTRL>(w, cpu),
         }
     }
 
@@ -150,34 +152,11 @@ pub(crate) fn reference_masks(text: &[u8]) -> StrictMasks {
 
 #[cfg(test)]
 mod tests {
-    use super::super::strict_patterns::{DROP_PATTERNS, INERT_PATTERNS, WINDOW};
+    use super::super::strict_patterns::WINDOW;
     use super::*;
-    use crate::strict::class::{DROP_RANGES, INERT_RANGES};
-
-    /// Every pattern set holds exactly its ranges.
-    #[test]
-    fn patterns_hold_their_ranges() {
-        for (ranges, pats) in [
-            (DROP_RANGES, &DROP_PATTERNS),
-            (INERT_RANGES, &INERT_PATTERNS),
-        ] {
-            for c in '\u{80}'..=char::MAX {
-                let mut buf = [0u8; 4];
-                let e = c.encode_utf8(&mut buf).as_bytes();
-                let hits = pats
-                    .as_slice()
-                    .iter()
-                    .filter(|s| {
-                        s.len == e.len() && (0..s.len).all(|k| s.lo[k] <= e[k] && e[k] <= s.hi[k])
-                    })
-                    .count();
-                let cp = u32::from(c);
-                let want = ranges.iter().any(|&(lo, hi)| lo <= cp && cp <= hi);
-                assert_eq!(hits, usize::from(want), "{cp:X}");
-            }
-        }
-        assert!(DROP_PATTERNS.as_slice().len() <= 17, "{DROP_PATTERNS:?}");
-    }
+    // The sets the strict profile passes down, and its scalar tests as the reference:
+    // what the kernels must compute for them.
+    use crate::strict::class::StrictSets;
 
     /// Deterministic windows of code points from a pool that has every kind of byte.
     fn windows() -> std::vec::Vec<[u8; WINDOW]> {
@@ -286,9 +265,17 @@ mod tests {
                     let exact: std::boxed::Box<[u8]> = w[..n].into();
                     let text = &*exact;
                     let want = reference_masks(text);
-                    assert_eq!(kernel.masks::<true>(text), want, "{kernel:?} {text:X?}");
+                    assert_eq!(
+                        kernel.masks::<StrictSets, true>(text),
+                        want,
+                        "{kernel:?} {text:X?}"
+                    );
                     let want = StrictMasks { ctrl: 0, ..want };
-                    assert_eq!(kernel.masks::<false>(text), want, "{kernel:?} {text:X?}");
+                    assert_eq!(
+                        kernel.masks::<StrictSets, false>(text),
+                        want,
+                        "{kernel:?} {text:X?}"
+                    );
                 }
             }
         }

@@ -1,7 +1,8 @@
 //! The strict dense blocks on x86-64 (`strict_dense.rs`): AVX-512 BW compares into
 //! masks and `vpcompressb`, or AVX2 compares, movemasks and `pext`. Each pattern of
-//! D and of the inert code points is compiled into compares of immediates (a const
-//! generic per pattern, as the reference's dense-drop kernels in `x86.rs`).
+//! the sets the strict profile passes down ([`DenseSets`]: D and the inert code
+//! points) is compiled into compares of immediates (its set and index const
+//! generics, as the reference's dense-drop kernels in `x86.rs`).
 
 use core::arch::x86_64::{
     __m256i, __m512i, _mm256_and_si256, _mm256_andnot_si256, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8,
@@ -11,25 +12,28 @@ use core::arch::x86_64::{
     _mm512_movepi8_mask, _mm512_set1_epi8, _mm512_sub_epi8, _pdep_u64, _pext_u64,
 };
 
-use super::strict_patterns::{DROP_PATTERNS, INERT_PATTERNS, StrictMasks, WINDOW};
+use super::strict_patterns::{DenseSets, StrictMasks, WINDOW};
 use super::x86::{Bmi2, Vbmi2};
 use crate::rules::Seq;
 
-const DROPS: &[Seq] = DROP_PATTERNS.as_slice();
-const INERTS: &[Seq] = INERT_PATTERNS.as_slice();
+/// The code of pattern `I` of `S`'s inert set (`INERT`) or drop set, 0 past its end
+/// ([`Seq::code`]).
+const fn code_of<S: DenseSets, const INERT: bool, const I: usize>() -> u128 {
+    Seq::nth_code(if INERT { S::INERTS } else { S::DROPS }, I)
+}
 
-/// Expands `$body` once per pattern of `$set` (a constant slice of [`Seq`]), with
-/// `$code` a constant naming it ([`Seq::code`]).
+/// Expands `$body` once per pattern of `$S`'s inert set (`$inert` true) or drop
+/// set, with `$i` a constant naming its index (for [`code_of`]).
 macro_rules! each_pattern {
-    ($set:path, |$code:ident| $body:block) => {
-        each_pattern!(@ $set, $code, $body,
+    ($S:ident, $inert:literal, |$i:ident| $body:block) => {
+        each_pattern!(@ $S, $inert, $i, $body,
             0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23);
     };
-    (@ $set:path, $code:ident, $body:block, $($i:literal)*) => {
+    (@ $S:ident, $inert:literal, $i:ident, $body:block, $($n:literal)*) => {
         $(
             {
-                const $code: u128 = Seq::nth_code($set, $i);
-                if $code != 0 $body
+                const $i: usize = $n;
+                if const { code_of::<$S, $inert, $n>() != 0 } $body
             }
         )*
     };
@@ -43,12 +47,12 @@ const fn enc_len(code: u128) -> usize {
     }
 }
 
-/// The bytes position `k` of the pattern coded `CODE` compares (lo, hi); `None`
+/// The bytes position `k` of the pattern coded `code` compares (lo, hi); `None`
 /// past its length and at continuation positions allowing every continuation byte
 /// (the text is UTF-8, so a lead is followed by its continuation bytes).
 #[allow(clippy::indexing_slicing)]
-const fn range_at<const CODE: u128>(k: usize) -> Option<(u8, u8)> {
-    let Some(seq) = Seq::from_code(CODE) else {
+const fn range_at(code: u128, k: usize) -> Option<(u8, u8)> {
+    let Some(seq) = Seq::from_code(code) else {
         return None;
     };
     if k >= seq.len || k >= 4 {
@@ -60,6 +64,16 @@ const fn range_at<const CODE: u128>(k: usize) -> Option<(u8, u8)> {
         return None;
     }
     Some((lo, hi))
+}
+
+/// [`range_at`] of each of the four positions.
+const fn ranges(code: u128) -> [Option<(u8, u8)>; 4] {
+    [
+        range_at(code, 0),
+        range_at(code, 1),
+        range_at(code, 2),
+        range_at(code, 3),
+    ]
 }
 
 /// `x == c` per byte, as a mask.
@@ -77,19 +91,12 @@ fn within64(x: __m512i, lo: u8, hi: u8) -> u64 {
     _mm512_cmple_epu8_mask(d, _mm512_set1_epi8(hi.wrapping_sub(lo) as i8))
 }
 
-/// The lanes of `v[0]` where the pattern coded `CODE` begins (`v[k]`: the lanes
-/// loaded `k` bytes further).
+/// The lanes of `v[0]` where pattern `I` of a set of `S` begins (`v[k]`: the
+/// lanes loaded `k` bytes further).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn starts64<const CODE: u128>(v: &[__m512i; 4]) -> u64 {
-    let ranges = const {
-        [
-            range_at::<CODE>(0),
-            range_at::<CODE>(1),
-            range_at::<CODE>(2),
-            range_at::<CODE>(3),
-        ]
-    };
+fn starts64<S: DenseSets, const INERT: bool, const I: usize>(v: &[__m512i; 4]) -> u64 {
+    let ranges = const { ranges(code_of::<S, INERT, I>()) };
     let mut m = u64::MAX;
     for (&lanes, range) in v.iter().zip(ranges) {
         if let Some((lo, hi)) = range {
@@ -117,9 +124,9 @@ const fn spread(lead: u64, len: usize) -> u64 {
 
 /// [`super::strict_dense::StrictKernel::masks`] with 64-byte vectors.
 #[inline]
-pub(super) fn masks512<const CTRL: bool>(w: &[u8], _cpu: Vbmi2) -> StrictMasks {
+pub(super) fn masks512<S: DenseSets, const CTRL: bool>(w: &[u8], _cpu: Vbmi2) -> StrictMasks {
     // SAFETY: the CPU has AVX-512 F and BW (a `Vbmi2` exists only once detected).
-    unsafe { masks512_on::<CTRL>(w) }
+    unsafe { masks512_on::<S, CTRL>(w) }
 }
 
 /// The lanes of `w` from `k` (zeros past its end), with a masked load: a short
@@ -141,16 +148,19 @@ fn load64(w: &[u8], k: usize) -> __m512i {
 
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn masks512_on<const CTRL: bool>(w: &[u8]) -> StrictMasks {
+fn masks512_on<S: DenseSets, const CTRL: bool>(w: &[u8]) -> StrictMasks {
     let v = [load64(w, 0), load64(w, 1), load64(w, 2), load64(w, 3)];
     let [v0, v1, ..] = v;
     let mut drop_lead = 0u64;
-    each_pattern!(DROPS, |CODE| {
-        drop_lead |= starts64::<CODE>(&v);
+    each_pattern!(S, false, |I| {
+        drop_lead |= starts64::<S, false, I>(&v);
     });
     let mut inert = 0u64;
-    each_pattern!(INERTS, |CODE| {
-        inert |= spread(starts64::<CODE>(&v), const { enc_len(CODE) });
+    each_pattern!(S, true, |I| {
+        inert |= spread(
+            starts64::<S, true, I>(&v),
+            const { enc_len(code_of::<S, true, I>()) },
+        );
     });
     StrictMasks {
         ascii: !_mm512_movepi8_mask(v0),
@@ -192,15 +202,8 @@ fn within32(x: __m256i, lo: u8, hi: u8) -> __m256i {
 /// [`starts64`] with 32-byte vectors (0xFF where a pattern begins).
 #[inline]
 #[target_feature(enable = "avx2")]
-fn starts32<const CODE: u128>(v: &[__m256i; 4]) -> __m256i {
-    let ranges = const {
-        [
-            range_at::<CODE>(0),
-            range_at::<CODE>(1),
-            range_at::<CODE>(2),
-            range_at::<CODE>(3),
-        ]
-    };
+fn starts32<S: DenseSets, const INERT: bool, const I: usize>(v: &[__m256i; 4]) -> __m256i {
+    let ranges = const { ranges(code_of::<S, INERT, I>()) };
     let mut m = _mm256_set1_epi8(-1);
     for (&lanes, range) in v.iter().zip(ranges) {
         if let Some((lo, hi)) = range {
@@ -220,17 +223,18 @@ fn starts32<const CODE: u128>(v: &[__m256i; 4]) -> __m256i {
 /// do not inherit the target features); the last two only with `CTRL`.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn half32<const CTRL: bool>(v: &[__m256i; 4]) -> [u32; 9] {
+fn half32<S: DenseSets, const CTRL: bool>(v: &[__m256i; 4]) -> [u32; 9] {
     let [v0, v1, ..] = *v;
     let zero = _mm256_setzero_si256();
     let mut drop_lead = zero;
-    each_pattern!(DROPS, |CODE| {
-        drop_lead = _mm256_or_si256(drop_lead, starts32::<CODE>(v));
+    each_pattern!(S, false, |I| {
+        drop_lead = _mm256_or_si256(drop_lead, starts32::<S, false, I>(v));
     });
     let mut inert = [zero; 3];
-    each_pattern!(INERTS, |CODE| {
-        if let Some(l) = inert.get_mut(const { enc_len(CODE) }.wrapping_sub(2)) {
-            *l = _mm256_or_si256(*l, starts32::<CODE>(v));
+    each_pattern!(S, true, |I| {
+        let len = const { enc_len(code_of::<S, true, I>()) };
+        if let Some(l) = inert.get_mut(len.wrapping_sub(2)) {
+            *l = _mm256_or_si256(*l, starts32::<S, true, I>(v));
         }
     });
     let keycap = _mm256_or_si256(
@@ -286,15 +290,15 @@ fn window<'a>(w: &'a [u8], pad: &'a mut [u8; WINDOW]) -> &'a [u8; WINDOW] {
 /// [`super::strict_dense::StrictKernel::masks`] with two 32-byte halves (one for a
 /// text of at most 32 bytes).
 #[inline]
-pub(super) fn masks256<const CTRL: bool>(w: &[u8], _cpu: Bmi2) -> StrictMasks {
+pub(super) fn masks256<S: DenseSets, const CTRL: bool>(w: &[u8], _cpu: Bmi2) -> StrictMasks {
     let mut pad = [0u8; WINDOW];
     // SAFETY: the CPU has AVX2 (a `Bmi2` exists only once detected).
-    unsafe { masks256_on::<CTRL>(window(w, &mut pad), w.len() > 32) }
+    unsafe { masks256_on::<S, CTRL>(window(w, &mut pad), w.len() > 32) }
 }
 
 #[inline]
 #[target_feature(enable = "avx2")]
-fn masks256_on<const CTRL: bool>(w: &[u8; WINDOW], two: bool) -> StrictMasks {
+fn masks256_on<S: DenseSets, const CTRL: bool>(w: &[u8; WINDOW], two: bool) -> StrictMasks {
     let at = w.as_ptr();
     // SAFETY: `w` has 68 bytes, so the 32-byte loads at offsets 0 to 3 and 32 to 35
     // stay within it; `loadu` has no alignment requirement.
@@ -316,11 +320,11 @@ fn masks256_on<const CTRL: bool>(w: &[u8; WINDOW], two: bool) -> StrictMasks {
     };
     // The barrier keeps LLVM from turning the mask shifts below back into byte
     // shuffles of the vectors (as in the reference's `drop_plan`).
-    let lo = half32::<CTRL>(&a);
+    let lo = half32::<S, CTRL>(&a);
     // A text of at most 32 bytes (the end of a piece) has zeros there: ASCII, and
     // NULs for the controls' mask (as the AVX-512 kernel's zeroed lanes are).
     let hi = if two {
-        half32::<CTRL>(&b)
+        half32::<S, CTRL>(&b)
     } else {
         [
             u32::MAX,

@@ -1,8 +1,9 @@
 //! What the strict dense blocks compare and return, shared by the dispatch
 //! (`strict_dense.rs`) and the x86 kernels (`strict_dense_x86.rs`) so that neither
-//! imports the other for it: the block's window, its masks, and the UTF-8 patterns
-//! derived at compile time from D's generated ranges and the inert ranges
-//! (`strict::class`).
+//! imports the other for it: the block's window, its masks, and the interface by
+//! which the strict profile hands its code point sets down ([`DenseSets`]). The
+//! sets themselves are strict's (`strict::class::StrictSets`, built by
+//! `rules::Seqs`): scan names nothing of strict.
 
 // Without the x86 kernels (`portable-only`, other targets) only the tests read the
 // patterns.
@@ -11,8 +12,7 @@
     allow(dead_code)
 )]
 
-use crate::rules::{Member, Seqs};
-use crate::strict::class::{DROP_RANGES, INERT_RANGES};
+use crate::rules::Seq;
 
 /// Bytes of text a block reads: its 64 and the 3 after it a 4-byte pattern may
 /// reach, rounded up so the 32-byte loads at offset 35 stay within it. A shorter
@@ -26,9 +26,11 @@ pub(crate) struct StrictMasks {
     pub(crate) ascii: u64,
     /// `#`, `*` and the digits (an RGI keycap may begin with them).
     pub(crate) keycap: u64,
-    /// The first byte of a member of D.
+    /// The first byte of a code point of [`DenseSets::DROPS`] (strict's: the
+    /// members of D).
     pub(crate) drop_lead: u64,
-    /// Every byte of a non-ASCII inert code point (kept, and ends every context).
+    /// Every byte of a code point of [`DenseSets::INERTS`] (strict's: the non-ASCII
+    /// inert code points, kept, and ending every context).
     pub(crate) inert: u64,
     /// 0x80–0xBF.
     pub(crate) cont: u64,
@@ -38,24 +40,27 @@ pub(crate) struct StrictMasks {
     pub(crate) ctrl: u64,
 }
 
-/// Most patterns a set may hold while it is built (the tags block is 64 before the
-/// merge); checked at compile time.
-const MAX_PATTERNS: usize = 96;
+/// Most patterns of a set a kernel expands (`each_pattern!`); checked at compile
+/// time for every set a kernel is given ([`check_sets`]).
+pub(crate) const MAX_EXPANDED: usize = 24;
 
-/// Most patterns a kernel expands (`each_pattern!`).
-pub(super) const MAX_EXPANDED: usize = 24;
+/// The two sets of code points a strict dense block classifies, as UTF-8 patterns
+/// (each code point of a set in exactly one), given as a type so each pattern is
+/// compiled into the kernels' compares as immediates. The strict profile implements
+/// it and passes it down (`StrictKernel::masks::<S, _>`).
+pub(crate) trait DenseSets {
+    /// The code points whose first byte a block marks ([`StrictMasks::drop_lead`]).
+    const DROPS: &'static [Seq];
+    /// The non-ASCII code points each of whose bytes a block marks
+    /// ([`StrictMasks::inert`]).
+    const INERTS: &'static [Seq];
+}
 
-/// A set of code points as UTF-8 byte patterns, built by the one pattern compiler.
-pub(super) type Patterns = Seqs<MAX_PATTERNS>;
-
-/// The members of D as patterns.
-pub(super) const DROP_PATTERNS: Patterns = Patterns::of(DROP_RANGES, Member::All, 4);
-/// The non-ASCII inert code points as patterns.
-pub(super) const INERT_PATTERNS: Patterns = Patterns::of(INERT_RANGES, Member::All, 4);
-
-// The kernels expand each pattern into code (`each_pattern!`), up to MAX_EXPANDED.
-const _: () = assert!(
-    DROP_PATTERNS.as_slice().len() <= MAX_EXPANDED
-        && INERT_PATTERNS.as_slice().len() <= MAX_EXPANDED,
-    "strict dense: expand more patterns"
-);
+/// Fails the build (at the kernel's monomorphisation) when a set has more patterns
+/// than the kernels expand.
+pub(crate) const fn check_sets<S: DenseSets>() {
+    assert!(
+        S::DROPS.len() <= MAX_EXPANDED && S::INERTS.len() <= MAX_EXPANDED,
+        "strict dense: expand more patterns"
+    );
+}

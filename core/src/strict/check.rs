@@ -3,7 +3,7 @@
 
 use super::keep::{JOIN_T_MAX, Keeper};
 use super::matcher::Matcher;
-use super::sink::KeepSink;
+use super::sink::Sink;
 use crate::class::is_control;
 use crate::forgery::LiteralSet;
 use crate::reject::{Reason, Rejection};
@@ -23,7 +23,7 @@ struct Drops<F: FnMut(Dropped) -> bool> {
     done: bool,
 }
 
-impl<F: FnMut(Dropped) -> bool> KeepSink for Drops<F> {
+impl<F: FnMut(Dropped) -> bool> Sink for Drops<F> {
     const DROPS: bool = true;
     fn text(&mut self, _s: &str) {}
     fn dropped(&mut self, at: usize, ch: char) {
@@ -128,8 +128,8 @@ pub fn check_safe_glob(value: &str) -> Result<&str, Rejection<'_>> {
 /// The first literal of `set` on the folded view (§4) of `text`.
 pub fn find_forgery<'s>(text: &str, set: &'s LiteralSet<'s>) -> Option<&'s str> {
     struct Nothing;
-    impl super::matcher::Out for Nothing {
-        fn put(&mut self, _s: &str) {}
+    impl super::sink::Sink for Nothing {
+        fn text(&mut self, _s: &str) {}
     }
     let mut matcher = Matcher::new(set);
     matcher.push(text, &mut Nothing);

@@ -5,15 +5,38 @@ use super::tables::{
     TEXT_BASES, VIRAMA,
 };
 pub(crate) use super::tables::{EMOJI_MAX_LEN, JT_D, JT_L, JT_R, JT_T};
-use crate::rules::encode;
+use crate::rules::{Member, Seq, Seqs, encode};
+use crate::scan::DenseSets;
 
 /// D's generated ranges (sorted, disjoint), for the dense blocks' patterns.
-pub(crate) const DROP_RANGES: &[(u32, u32)] = &DROP;
+const DROP_RANGES: &[(u32, u32)] = &DROP;
 
 /// The non-ASCII code points [`is_inert`] holds: C1 controls, Latin-1 punctuation
 /// and symbols before U+00A9 (©, a text base); the dashes and quotes of General
 /// Punctuation.
-pub(crate) const INERT_RANGES: &[(u32, u32)] = &[(0x80, 0xA8), (0x2010, 0x2027)];
+const INERT_RANGES: &[(u32, u32)] = &[(0x80, 0xA8), (0x2010, 0x2027)];
+
+/// Most patterns a set may hold while it is built (the tags block is 64 before the
+/// merge); checked at compile time by the compiler.
+const MAX_PATTERNS: usize = 96;
+
+/// The members of D as UTF-8 patterns (17), built by the one pattern compiler.
+const DROP_PATTERNS: Seqs<MAX_PATTERNS> = Seqs::of(DROP_RANGES, Member::All, 4);
+
+/// The non-ASCII inert code points as UTF-8 patterns (2).
+const INERT_PATTERNS: Seqs<MAX_PATTERNS> = Seqs::of(INERT_RANGES, Member::All, 4);
+
+/// The sets the strict dense blocks classify (step 2's `gather_dense`), passed down
+/// to the scan's kernels as a type: D's members, whose first byte a block marks, and
+/// the non-ASCII inert code points. Defined here, so the scan imports nothing of the
+/// strict profile.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StrictSets;
+
+impl DenseSets for StrictSets {
+    const DROPS: &'static [Seq] = DROP_PATTERNS.as_slice();
+    const INERTS: &'static [Seq] = INERT_PATTERNS.as_slice();
+}
 
 /// Whether `cp` is in the drop set D (Default_Ignorable_Code_Point ∪ Bidi_Control).
 #[inline]
@@ -388,6 +411,36 @@ mod tests {
         }
         for c in ['a', '\u{A0}', '\u{2028}', '\u{FFF9}', '\u{20E3}'] {
             assert!(!in_drop_set(c));
+        }
+    }
+
+    /// Each set passed down to the dense blocks holds exactly its ranges: every code
+    /// point in one pattern, if in the ranges, else in none.
+    #[test]
+    fn dense_sets_hold_their_ranges() {
+        for (ranges, pats) in [
+            (DROP_RANGES, StrictSets::DROPS),
+            (INERT_RANGES, StrictSets::INERTS),
+        ] {
+            for c in '\u{80}'..=char::MAX {
+                let mut buf = [0u8; 4];
+                let e = c.encode_utf8(&mut buf).as_bytes();
+                let hits = pats
+                    .iter()
+                    .filter(|s| {
+                        s.len == e.len() && (0..s.len).all(|k| s.lo[k] <= e[k] && e[k] <= s.hi[k])
+                    })
+                    .count();
+                let cp = u32::from(c);
+                let want = ranges.iter().any(|&(lo, hi)| lo <= cp && cp <= hi);
+                assert_eq!(hits, usize::from(want), "{cp:X}");
+            }
+        }
+        assert_eq!(StrictSets::DROPS.len(), 17, "{:?}", StrictSets::DROPS);
+        assert_eq!(StrictSets::INERTS.len(), 2, "{:?}", StrictSets::INERTS);
+        // The sets are disjoint (a block's byte is a drop's lead or inert).
+        for &(lo, hi) in INERT_RANGES {
+            assert!((lo..=hi).all(|cp| !in_drop_set_cp(cp)), "{lo:X}..{hi:X}");
         }
     }
 

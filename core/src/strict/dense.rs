@@ -6,15 +6,15 @@
 //! are decided here with a byte or two of state instead of one trip per code point
 //! through the keep rules (decode, window, trie walks, history). Kept runs are handed
 //! on as slices of the text (the strict lint locates them by address), or, for a
-//! sink that offers room ([`KeepSink::room`]: `strip_into`'s buffer, sanitize's
+//! sink that offers room ([`Sink::room`]: `strip_into`'s buffer, sanitize's
 //! batch), written there a byte at a time, without a hand-off per one-byte run.
 //! What this cannot decide (a keepable member after a live code point) goes back to
 //! [`super::keep::Keeper`], which rebuilds its history and joining state from the
 //! text it consumed. Every backend runs this same code, so they compute the same
 //! bytes.
 
-use super::class::{in_drop_set_fast, is_inert, is_keepable};
-use super::sink::KeepSink;
+use super::class::{StrictSets, in_drop_set_fast, is_inert, is_keepable};
+use super::sink::Sink;
 use crate::scan::{Backend, StrictKernel, StrictMasks};
 use crate::truncate::floor_char_boundary;
 
@@ -90,7 +90,7 @@ fn decode(bytes: &[u8], i: usize) -> Decoded {
 /// the text, before a keepable member of D after a live code point, or once the
 /// members of D thin out.
 #[inline]
-pub(super) fn drop_dense<S: KeepSink>(
+pub(super) fn drop_dense<S: Sink>(
     text: &str,
     from: usize,
     pos: usize,
@@ -264,7 +264,7 @@ fn gather_dense<const CTRL: bool>(
                 continue;
             }
             let out = room.get_mut(k..).unwrap_or_default();
-            let m = kernel.masks::<CTRL>(tail);
+            let m = kernel.masks::<StrictSets, CTRL>(tail);
             if let Some(step) = plan_block(m, tail, dead, since)
                 && out.len() >= step.keep.count_ones() as usize
             {
@@ -441,7 +441,7 @@ mod tests {
 
     /// Takes the kept runs one by one.
     struct Runs(String);
-    impl KeepSink for Runs {
+    impl Sink for Runs {
         fn text(&mut self, s: &str) {
             self.0.push_str(s);
         }
@@ -454,7 +454,7 @@ mod tests {
         cap: usize,
         gathers: usize,
     }
-    impl KeepSink for Room {
+    impl Sink for Room {
         fn text(&mut self, s: &str) {
             self.out.push_str(s);
         }

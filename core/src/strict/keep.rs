@@ -13,7 +13,7 @@ use super::class::{
     in_drop_set_fast, is_inert, is_keepable, is_keycap_base, is_text_base, is_virama, joining_type,
 };
 use super::dense::drop_dense;
-use super::sink::KeepSink;
+use super::sink::Sink;
 use crate::scan::{Backend, ByteSet, Finder, Refinement, Scanner};
 
 /// The most transparent (Joining_Type T) code points RFC 5892 A.1's context may span on
@@ -134,7 +134,7 @@ impl Keeper {
     }
 
     /// Feeds `text` (whole code points).
-    pub(crate) fn push(&mut self, text: &str, sink: &mut impl KeepSink) {
+    pub(crate) fn push(&mut self, text: &str, sink: &mut impl Sink) {
         let bytes = text.as_bytes();
         let mut i = 0usize;
         // One scanner per piece: members of D close together share a block's mask.
@@ -184,7 +184,7 @@ impl Keeper {
     }
 
     /// Ends the input: what still waits is decided with what was seen.
-    pub(crate) fn finish(&mut self, sink: &mut impl KeepSink) {
+    pub(crate) fn finish(&mut self, sink: &mut impl Sink) {
         self.settle(true, Piece::NONE, sink);
     }
 
@@ -293,7 +293,7 @@ impl Keeper {
     }
 
     /// One code point through the slow path.
-    fn append(&mut self, c: char, piece: Piece<'_>, sink: &mut impl KeepSink) {
+    fn append(&mut self, c: char, piece: Piece<'_>, sink: &mut impl Sink) {
         let cp = u32::from(c);
         let prev = self.prev;
         let fate = if !in_drop_set(c) {
@@ -363,7 +363,7 @@ impl Keeper {
     }
 
     /// Emits or drops one decided code point and moves it to the history.
-    fn release(&mut self, e: Entry, piece: Piece<'_>, sink: &mut impl KeepSink) {
+    fn release(&mut self, e: Entry, piece: Piece<'_>, sink: &mut impl Sink) {
         let c = char::from_u32(e.cp).unwrap_or('\u{FFFD}');
         if e.fate == Fate::Keep {
             // The piece's bytes at `e.at` are `c`'s (the input is the concatenation
@@ -381,7 +381,7 @@ impl Keeper {
     }
 
     /// Decides and releases the oldest entries while their fate is known.
-    fn settle(&mut self, last: bool, piece: Piece<'_>, sink: &mut impl KeepSink) {
+    fn settle(&mut self, last: bool, piece: Piece<'_>, sink: &mut impl Sink) {
         while self.len > 0 {
             if !self.settle_one(last, piece, sink) {
                 return;
@@ -389,7 +389,7 @@ impl Keeper {
         }
     }
 
-    fn settle_one(&mut self, last: bool, piece: Piece<'_>, sink: &mut impl KeepSink) -> bool {
+    fn settle_one(&mut self, last: bool, piece: Piece<'_>, sink: &mut impl Sink) -> bool {
         let Some(mut e) = self.win.get(self.start).copied() else {
             return false;
         };
@@ -583,7 +583,7 @@ mod tests {
         out: String,
         drops: Vec<(usize, char)>,
     }
-    impl KeepSink for Collect {
+    impl Sink for Collect {
         fn text(&mut self, s: &str) {
             self.out.push_str(s);
         }
@@ -683,7 +683,7 @@ mod tests {
             runs: Vec<(Option<usize>, usize)>,
             out: String,
         }
-        impl KeepSink for Runs<'_> {
+        impl Sink for Runs<'_> {
             fn text(&mut self, s: &str) {
                 let off = (s.as_ptr() as usize)
                     .checked_sub(self.text.as_ptr() as usize)
@@ -751,7 +751,7 @@ mod dense_tests {
         out: String,
         drops: Vec<(usize, char)>,
     }
-    impl KeepSink for Collect {
+    impl Sink for Collect {
         const DROPS: bool = true;
         fn text(&mut self, s: &str) {
             self.out.push_str(s);

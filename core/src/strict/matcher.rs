@@ -8,6 +8,7 @@
 //! or fails. Text that folds to no pattern's first byte passes in whole runs.
 
 use super::class::{Fold, fold};
+use super::sink::Sink;
 use crate::forgery::{
     AnyAutomaton, Automaton, ENVELOPE_MARKERS, INFO_LITERALS, LiteralSet, MARKER_REDACTION,
 };
@@ -260,18 +261,6 @@ impl<'s> Detector<'s> {
     }
 }
 
-/// Where steps 3–5 put their output.
-pub(crate) trait Out {
-    /// Takes the next piece of output.
-    fn put(&mut self, s: &str);
-
-    /// Takes a replacement: what follows it may lose members of D
-    /// ([`super::trail::Trail`]).
-    fn put_replacement(&mut self, s: &str) {
-        self.put(s);
-    }
-}
-
 /// Steps 3–5 over a stream of text pieces.
 #[derive(Clone, Debug)]
 pub(crate) struct Matcher<'s> {
@@ -423,7 +412,7 @@ impl<'s> Matcher<'s> {
     }
 
     /// Feeds text (whole code points) that steps 1–2 kept.
-    pub(crate) fn push(&mut self, text: &str, out: &mut impl Out) {
+    pub(crate) fn push(&mut self, text: &str, out: &mut impl Sink) {
         let bytes = text.as_bytes();
         let mut i = 0usize;
         // Start of the run of `text` passed on unchanged, not yet handed over.
@@ -501,7 +490,7 @@ impl<'s> Matcher<'s> {
         fold_through(&mut self.fold_cache, c)
     }
 
-    fn hold_push(&mut self, c: char, out: &mut impl Out) {
+    fn hold_push(&mut self, c: char, out: &mut impl Sink) {
         if self.hold_len >= HOLD {
             // Cannot happen (no pattern spans `HOLD` code points): decide what is
             // held rather than grow.
@@ -525,16 +514,16 @@ impl<'s> Matcher<'s> {
     }
 
     /// Ends the input.
-    pub(crate) fn finish(&mut self, out: &mut impl Out) {
+    pub(crate) fn finish(&mut self, out: &mut impl Sink) {
         self.resolve(true, out);
     }
 
     /// Emits the first `n` held code points and drops them from the hold.
-    fn emit_held(&mut self, n: usize, out: &mut impl Out) {
+    fn emit_held(&mut self, n: usize, out: &mut impl Sink) {
         let n = n.min(self.hold_len);
         for &c in self.held().get(..n).unwrap_or_default() {
             let mut buf = [0u8; 4];
-            out.put(c.encode_utf8(&mut buf));
+            out.text(c.encode_utf8(&mut buf));
         }
         self.drop_held(n);
     }
@@ -551,7 +540,7 @@ impl<'s> Matcher<'s> {
 
     /// Replaces, emits and keeps held text until a pattern waits for more input (or,
     /// when `last`, until nothing is held).
-    fn resolve(&mut self, last: bool, out: &mut impl Out) {
+    fn resolve(&mut self, last: bool, out: &mut impl Sink) {
         loop {
             let Some((i, off)) = self.next_candidate() else {
                 self.emit_held(self.hold_len, out);
@@ -565,7 +554,7 @@ impl<'s> Matcher<'s> {
                 Outcome::NeedMore => return,
                 Outcome::NoMatch => self.scan_off = off.saturating_add(1),
                 Outcome::Match(end, kind) => {
-                    out.put_replacement(match kind {
+                    out.replacement(match kind {
                         Kind::Marker => MARKER_REDACTION,
                         Kind::Token => TOKEN_REDACTION,
                         Kind::Comment => COMMENT_REDACTION,
@@ -913,11 +902,11 @@ fn is_dropped_control(c: char) -> bool {
 }
 
 #[inline]
-fn put_run(text: &str, from: usize, to: usize, out: &mut impl Out) {
+fn put_run(text: &str, from: usize, to: usize, out: &mut impl Sink) {
     if from < to
         && let Some(s) = text.get(from..to)
     {
-        out.put(s);
+        out.text(s);
     }
 }
 

@@ -3,16 +3,16 @@
 //! so they compute the same bytes; each stage keeps a bounded hold, so the stream's
 //! memory is constant.
 
-use core::fmt::{self, Write};
+use core::fmt::Write;
 
 use super::check::{RULE_REACH, is_dropped_at};
 use super::escape::Escapes;
 use super::keep::Keeper;
-use super::matcher::{Matcher, Out};
-use super::sink::KeepSink;
+use super::matcher::Matcher;
+use super::sink::Sink;
 use super::trail::Trail;
 use crate::forgery::LiteralSet;
-use crate::prose::{Prose, ProseError, StreamError, TruncationNote, stream_buffer_len};
+use crate::prose::{NoteBuf, Prose, ProseError, StreamError, TruncationNote, stream_buffer_len};
 use crate::reject::Rejection;
 use crate::scan::Backend;
 use crate::strip::BufferTooSmall;
@@ -22,7 +22,7 @@ use crate::utf8::{Utf8Error, Utf8Stream};
 /// Steps 1–2 handing their runs to `emit`.
 struct StripSink<F: FnMut(&str)>(F);
 
-impl<F: FnMut(&str)> KeepSink for StripSink<F> {
+impl<F: FnMut(&str)> Sink for StripSink<F> {
     #[inline]
     fn text(&mut self, s: &str) {
         (self.0)(s);
@@ -59,13 +59,13 @@ impl StripEngine {
     }
 
     /// [`StripEngine::push`] into a sink of its own.
-    fn push_into(&mut self, text: &str, sink: &mut impl KeepSink) {
+    fn push_into(&mut self, text: &str, sink: &mut impl Sink) {
         let keeper = &mut self.keeper;
         self.escapes.push(text, &mut |s| keeper.push(s, sink));
     }
 
     /// [`StripEngine::finish`] into a sink of its own.
-    fn finish_into(&mut self, sink: &mut impl KeepSink) {
+    fn finish_into(&mut self, sink: &mut impl Sink) {
         let keeper = &mut self.keeper;
         self.escapes.finish(&mut |s| keeper.push(s, sink));
         keeper.finish(sink);
@@ -154,7 +154,7 @@ struct IntoSink<'o> {
     len: usize,
 }
 
-impl KeepSink for IntoSink<'_> {
+impl Sink for IntoSink<'_> {
     #[inline]
     fn text(&mut self, s: &str) {
         let end = self.len.saturating_add(s.len());
@@ -227,11 +227,14 @@ struct Writer<'o> {
     /// A piece could not be placed where the walk put it (impossible by construction):
     /// the record is refused with `Reason::Internal`, never returned with a hole.
     fault: bool,
+    /// The longest the output was before a cut trimmed it: [`Writer::wipe`] zeroes up
+    /// to here.
+    reached: usize,
 }
 
-impl Out for Writer<'_> {
+impl Sink for Writer<'_> {
     #[inline]
-    fn put(&mut self, s: &str) {
+    fn text(&mut self, s: &str) {
         if self.trail == Trail::Clear {
             self.write(s);
             return;
@@ -241,7 +244,7 @@ impl Out for Writer<'_> {
         self.trail = trail;
     }
 
-    fn put_replacement(&mut self, s: &str) {
+    fn replacement(&mut self, s: &str) {
         self.write(s);
         self.trail = Trail::REPLACED;
     }
@@ -278,6 +281,7 @@ impl Writer<'_> {
 impl Writer<'_> {
     /// A cut may split an emoji sequence or a conjunct: see [`trim_dangling`].
     fn trim_joiners(&mut self) {
+        self.reached = self.reached.max(self.len);
         match trim_dangling(self.out, self.len) {
             Some(len) => self.len = len,
             None => self.fault = true,
@@ -370,6 +374,16 @@ pub fn cut_into<'o>(
 }
 
 impl Writer<'_> {
+    /// Zeroes every byte this writer wrote: on an error the buffer holds nothing of
+    /// the record (the promise of [`Sink`], which both profiles keep).
+    fn wipe(&mut self) {
+        let end = self.len.max(self.reached).min(self.out.len());
+        if let Some(written) = self.out.get_mut(..end) {
+            written.fill(0);
+        }
+        self.len = 0;
+    }
+
     fn append(&mut self, s: &str) {
         let end = self.len.saturating_add(s.len());
         if let Some(dst) = self.out.get_mut(self.len..end) {
@@ -405,7 +419,7 @@ struct MatchSink<'t, 'm, 's, 'w, 'o> {
     span_start: usize,
     span_end: usize,
     /// Short kept runs not yet handed to the matcher, in order (what the dense path
-    /// gathers here lacks step 3's controls: [`KeepSink::DROPS_CONTROLS`]).
+    /// gathers here lacks step 3's controls: [`Sink::DROPS_CONTROLS`]).
     batch: [u8; BATCH],
     batch_len: usize,
 }
@@ -499,7 +513,7 @@ impl MatchSink<'_, '_, '_, '_, '_> {
     }
 }
 
-impl KeepSink for MatchSink<'_, '_, '_, '_, '_> {
+impl Sink for MatchSink<'_, '_, '_, '_, '_> {
     /// Step 3 drops them next: the matcher passes over a dropped control as no code
     /// point (its neighbours meet; neither the literal search nor the hold sees it),
     /// so text without them gives the same bytes, literals and `replaced` flag.
@@ -584,22 +598,6 @@ impl<'s> Engine<'s> {
     }
 }
 
-/// A fixed buffer large enough for any truncation note.
-struct NoteBuf {
-    buf: [u8; 128],
-    len: usize,
-}
-
-impl Write for NoteBuf {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        let end = self.len.saturating_add(s.len());
-        let dst = self.buf.get_mut(self.len..end).ok_or(fmt::Error)?;
-        dst.copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
-    }
-}
-
 /// Appends the note when the text was cut and returns the result; a fault anywhere
 /// (a piece that did not fit, a note that could not be written, output that is not
 /// whole code points) refuses the record for `field` instead of returning a hole.
@@ -611,23 +609,20 @@ fn conclude<'a, 'o>(mut writer: Writer<'o>, field: &'a str) -> Result<Prose<'o>,
             original_bytes,
             max_bytes: writer.cap,
         };
-        let mut buf = NoteBuf {
-            buf: [0; 128],
-            len: 0,
-        };
-        let written = write!(buf, "{note}").is_ok();
-        match buf.buf.get(..buf.len).map(core::str::from_utf8) {
-            Some(Ok(note)) if written => writer.append(note),
-            _ => writer.fault = true,
+        let mut buf = NoteBuf::default();
+        match write!(buf, "{note}").ok().and(buf.as_str(Backend::best())) {
+            Some(note) => writer.append(note),
+            None => writer.fault = true,
         }
     }
-    let Writer {
-        out, len, fault, ..
-    } = writer;
-    let written: &'o [u8] = match out.get(..len) {
-        Some(w) if !fault => w,
-        _ => return Err(Rejection::internal(field)),
-    };
+    if writer.fault {
+        writer.wipe();
+        return Err(Rejection::internal(field));
+    }
+    let Writer { out, len, .. } = writer;
+    // The last guard: its refusal cannot wipe what the borrow of the text holds (the
+    // one exception to [`Sink`]'s promise, for a state no path reaches).
+    let written: &'o [u8] = out.get(..len).ok_or(Rejection::internal(field))?;
     // Public validation (SIMD where the CPU has it): whole code points were written.
     let text = crate::utf8::validate(written).map_err(|_| Rejection::internal(field))?;
     Ok(Prose {
@@ -651,8 +646,9 @@ pub fn worst_case_len(input_len: usize, max_bytes: usize) -> usize {
 }
 
 /// Strict `sanitizeProse(text, {field, maxBytes})` with forgery literals `literals`,
-/// into `out`. On an error, what `out` holds is unspecified; [`worst_case_len`]
-/// sizes a buffer that always suffices.
+/// into `out`. On an error `out` holds nothing of the record: each byte is as the
+/// caller left it or zero (the reference's promise too); [`worst_case_len`] sizes a
+/// buffer that always suffices.
 pub fn sanitize_prose_with<'a, 'o>(
     text: &str,
     field: &'a str,
@@ -694,10 +690,12 @@ fn sanitize_with<'a, 'o>(
         cut: false,
         trail: Trail::Clear,
         fault: false,
+        reached: 0,
     };
     engine.push(text, &mut writer);
     engine.finish(&mut writer);
     if let Some(literal) = literals.first_of(engine.matcher.found()) {
+        writer.wipe();
         return Err(ProseError::Rejected(Rejection::forgery(field, literal)));
     }
     let truncated = writer.total > max_bytes;
@@ -711,6 +709,7 @@ fn sanitize_with<'a, 'o>(
         writer.total
     };
     if writer.out.len() < needed {
+        writer.wipe();
         return Err(ProseError::BufferTooSmall(BufferTooSmall { needed }));
     }
     conclude(writer, field).map_err(ProseError::Rejected)
@@ -753,6 +752,7 @@ impl<'a, 'o> ProseStream<'a, 'o> {
                 cut: false,
                 trail: Trail::Clear,
                 fault: false,
+                reached: 0,
             },
         })
     }
@@ -766,11 +766,16 @@ impl<'a, 'o> ProseStream<'a, 'o> {
             .map_err(StreamError::Utf8)
     }
 
-    /// Ends the input and returns the sanitized text.
+    /// Ends the input and returns the sanitized text. On an error the buffer holds
+    /// nothing of the record (what the stream wrote is zeroed).
     pub fn finish(mut self) -> Result<Prose<'o>, StreamError<'a>> {
-        self.utf8.finish().map_err(StreamError::Utf8)?;
+        if let Err(e) = self.utf8.finish() {
+            self.writer.wipe();
+            return Err(StreamError::Utf8(e));
+        }
         self.engine.finish(&mut self.writer);
         if let Some(literal) = self.literals.first_of(self.engine.matcher.found()) {
+            self.writer.wipe();
             return Err(StreamError::Rejected(Rejection::forgery(
                 self.field, literal,
             )));
@@ -795,6 +800,7 @@ mod tests {
             cut: false,
             trail: Trail::Clear,
             fault: false,
+            reached: 0,
         }
     }
 
@@ -966,13 +972,13 @@ mod tests {
     fn a_fault_is_an_internal_rejection_not_a_hole() {
         let mut buf = [0u8; 64];
         let mut w = writer(&mut buf, 64);
-        w.put("kept text");
+        w.text("kept text");
         let ok = conclude(w, "f").unwrap();
         assert_eq!(ok.text, "kept text");
 
         let mut buf = [0u8; 64];
         let mut w = writer(&mut buf, 64);
-        w.put("kept text");
+        w.text("kept text");
         w.fault = true;
         let err = conclude(w, "f").unwrap_err();
         assert!(matches!(err.reason(), Reason::Internal));
@@ -980,7 +986,7 @@ mod tests {
         // A cut whose note has no room (the callers size the buffer; here it is not).
         let mut buf = [0u8; 8];
         let mut w = writer(&mut buf, 8);
-        w.put("0123456789abcdef");
+        w.text("0123456789abcdef");
         let err = conclude(w, "f").unwrap_err();
         assert!(matches!(err.reason(), Reason::Internal));
 

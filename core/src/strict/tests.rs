@@ -787,8 +787,8 @@ fn matcher_text() -> impl Strategy<Value = String> {
 
 struct Collected(String);
 
-impl super::matcher::Out for Collected {
-    fn put(&mut self, s: &str) {
+impl super::sink::Sink for Collected {
+    fn text(&mut self, s: &str) {
         self.0.push_str(s);
     }
 }
@@ -830,7 +830,7 @@ proptest! {
 }
 
 /// [`run_matcher`] over `text` without the controls step 3 drops (as the dense path
-/// gathers sanitize's batch: [`super::sink::KeepSink::DROPS_CONTROLS`]).
+/// gathers sanitize's batch: [`super::sink::Sink::DROPS_CONTROLS`]).
 fn run_matcher_without_controls(
     m: super::matcher::Matcher<'_>,
     text: &str,

@@ -1,8 +1,10 @@
-//! What an element's inline style and attributes make of the text in it, as
-//! far as the reader can see it: hidden or not, its colours, its bidi
-//! override. Only what a mail client applies is read (inline `style`,
-//! `hidden`, `dir`, `color`, `bgcolor`); style sheets are not resolved (a
-//! class a `<style>` block hides is not known; see `cli/SEND_GATE.md`).
+//! What an element's style and attributes make of the text in it, as far as
+//! the reader can see it: hidden or not, its colours, its bidi override.
+//! What a mail client applies is read: the `hidden`, `dir`, `color` and
+//! `bgcolor` attributes, then the rules of the mail's `<style>` sheets
+//! ([`sheet`]) and the inline `style`, in cascade order (presentational
+//! attributes first, then normal declarations, sheet before inline, then
+//! `!important` ones, sheet before inline).
 //!
 //! Which properties hide text, and how they inherit (CSS 2.2 and CSS Color 4):
 //! * `display: none`, the `hidden` attribute, `mso-hide: all` (Outlook),
@@ -18,6 +20,10 @@
 //! * `color` within 24 per channel of the background (a mail's background is
 //!   white unless an ancestor sets one; an image background is unknown and
 //!   hides nothing), or `transparent` / an alpha of 0.
+
+pub(crate) mod sheet;
+
+use sheet::{Decl, Matched};
 
 /// A colour, or `None` where it cannot be known (an image, a name not in
 /// the table).
@@ -40,6 +46,8 @@ pub(crate) struct Inherited {
     /// Text a client neither shows nor counts as hidden mail text: a
     /// `<style>` sheet, a `<title>`.
     pub(crate) inert: bool,
+    /// The inherited `direction` is right-to-left.
+    pub(crate) rtl: bool,
 }
 
 impl Default for Inherited {
@@ -52,6 +60,7 @@ impl Default for Inherited {
             color: Some([0, 0, 0]),
             background: Some([255, 255, 255]),
             inert: false,
+            rtl: false,
         }
     }
 }
@@ -63,8 +72,73 @@ pub(crate) struct Declared {
     dir_rtl: Option<bool>,
     color: Option<Rgb>,
     bgcolor: Option<Rgb>,
-    style: Vec<(String, String)>,
+    /// The inline `style` declarations.
+    inline: Vec<Decl>,
+    /// Every declaration that applies, lowest precedence first ([`Self::cascade`]).
+    style: Vec<Decl>,
 }
+
+/// What an element does to the order of the text in it, when that text is
+/// inside an override.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Bidi {
+    /// Nothing: the text is ordered with its parent's.
+    Inline,
+    /// An override (`<bdo>`, `unicode-bidi: bidi-override | isolate-override`)
+    /// of this direction (true: right-to-left).
+    Override(bool),
+    /// A new isolated run (an element with `dir`, `<bdi>`, `unicode-bidi:
+    /// isolate | embed | plaintext`, a block): an override outside does not
+    /// reach its text (UAX #9 X5a–X5c; CSS Writing Modes §2.4).
+    Isolate,
+}
+
+/// Elements a browser lays out as blocks (HTML's rendering section): the text
+/// in one is a paragraph of its own, which an inline override around it does
+/// not reach. Sorted.
+const BLOCKS: [&[u8]; 41] = [
+    b"address",
+    b"article",
+    b"aside",
+    b"bdi",
+    b"blockquote",
+    b"body",
+    b"caption",
+    b"center",
+    b"dd",
+    b"details",
+    b"dialog",
+    b"div",
+    b"dl",
+    b"dt",
+    b"fieldset",
+    b"figcaption",
+    b"figure",
+    b"footer",
+    b"form",
+    b"h1",
+    b"h2",
+    b"h3",
+    b"h4",
+    b"h5",
+    b"h6",
+    b"header",
+    b"hgroup",
+    b"hr",
+    b"legend",
+    b"li",
+    b"main",
+    b"nav",
+    b"ol",
+    b"output",
+    b"p",
+    b"pre",
+    b"section",
+    b"summary",
+    b"table",
+    b"td",
+    b"ul",
+];
 
 impl Declared {
     /// Records one attribute (`value` empty for a bare attribute name).
@@ -82,19 +156,30 @@ impl Declared {
             }
             b"color" if !value.is_empty() => self.color = Some(colour(&value)),
             b"bgcolor" if !value.is_empty() => self.bgcolor = Some(colour(&value)),
-            b"style" => {
-                self.style = value
-                    .split(';')
-                    .filter_map(|d| {
-                        let (k, v) = d.split_once(':')?;
-                        let v = v.trim().to_ascii_lowercase();
-                        let v = v.trim_end_matches("!important").trim().to_owned();
-                        Some((k.trim().to_ascii_lowercase(), v))
-                    })
-                    .collect();
-            }
+            b"style" => self.inline = sheet::declarations(&value),
             _ => {}
         }
+    }
+
+    /// Orders the declarations that apply, from the sheets (`matched`) and
+    /// inline, lowest precedence first: sheet, inline, sheet `!important`,
+    /// inline `!important` (CSS Cascade 4 §6.1: importance, then the style
+    /// attribute over selectors, then specificity and order, which
+    /// `matched` already follows).
+    pub(crate) fn cascade(&mut self, matched: Option<&Matched<'_>>) {
+        let inline = std::mem::take(&mut self.inline);
+        let (important, normal): (Vec<Decl>, Vec<Decl>) =
+            inline.into_iter().partition(|d| d.important);
+        let mut style = Vec::new();
+        if let Some(m) = matched {
+            style.extend(m.normal.iter().map(|d| (*d).clone()));
+        }
+        style.extend(normal);
+        if let Some(m) = matched {
+            style.extend(m.important.iter().map(|d| (*d).clone()));
+        }
+        style.extend(important);
+        self.style = style;
     }
 
     fn style(&self, property: &str) -> Option<&str> {
@@ -102,27 +187,39 @@ impl Declared {
         self.style
             .iter()
             .rev()
-            .find(|(k, _)| k == property)
-            .map(|(_, v)| v.as_str())
+            .find(|d| d.name == property)
+            .map(|d| d.value.as_str())
     }
 
-    /// The override this element starts: `Some(true)` right-to-left,
-    /// `Some(false)` left-to-right; `<bdo>`, or `unicode-bidi:
-    /// bidi-override | isolate-override` with its direction.
-    pub(crate) fn override_rtl(&self, name: &[u8]) -> Option<bool> {
-        let direction = self
-            .style("direction")
-            .map(|d| d == "rtl")
-            .or(self.dir_rtl)
-            .unwrap_or(false);
-        if name == b"bdo" {
-            return Some(self.dir_rtl.unwrap_or(direction));
+    /// What element `name` does to the order of the text in it; `rtl`: its
+    /// computed direction ([`Inherited::rtl`] of its state).
+    pub(crate) fn bidi(&self, name: &[u8], rtl: bool) -> Bidi {
+        if self.overrides(name) {
+            return Bidi::Override(rtl);
         }
-        matches!(
+        let isolates = matches!(
             self.style("unicode-bidi"),
-            Some("bidi-override" | "isolate-override")
-        )
-        .then_some(direction)
+            Some("isolate" | "embed" | "plaintext")
+        );
+        let block = match self.style("display") {
+            Some(d) => d != "inline" && d != "contents" && d != "none",
+            None => BLOCKS.binary_search(&name).is_ok(),
+        };
+        if isolates || block || self.dir_rtl.is_some() {
+            Bidi::Isolate
+        } else {
+            Bidi::Inline
+        }
+    }
+
+    /// Whether this element starts an override: `<bdo>`, or `unicode-bidi:
+    /// bidi-override | isolate-override`.
+    fn overrides(&self, name: &[u8]) -> bool {
+        name == b"bdo"
+            || matches!(
+                self.style("unicode-bidi"),
+                Some("bidi-override" | "isolate-override")
+            )
     }
 }
 
@@ -176,6 +273,14 @@ impl Inherited {
             s.background = b;
         }
         let d = |p: &str| declared.style(p);
+        if let Some(rtl) = declared.dir_rtl {
+            s.rtl = rtl;
+        }
+        match d("direction") {
+            Some("rtl") => s.rtl = true,
+            Some("ltr") => s.rtl = false,
+            _ => {}
+        }
         if d("display") == Some("none") {
             gone(&mut s, "display: none");
         }
@@ -457,6 +562,7 @@ mod tests {
         assert!(is_transparent("rgba(0,0,0,0)"));
         assert!(!is_transparent("rgba(0,0,0,0.8)"));
         assert!(NAMED.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(BLOCKS.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]

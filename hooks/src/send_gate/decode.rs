@@ -13,8 +13,17 @@
 //! * Base64 (or base64url) with white space anywhere in it, as Gmail's `raw`
 //!   and attachments carry it.
 //!
-//! Charsets decoded: UTF-8, US-ASCII and ISO-8859-1; text in another charset
-//! is unscannable rather than guessed.
+//! Charsets are decoded as a mail client decodes them: by the WHATWG
+//! Encoding Standard's labels and decoders (`encoding_rs`, Firefox's and
+//! Thunderbird's), so `iso-8859-1` and `us-ascii` are windows-1252 (what
+//! every browser-based client shows for them), and the ISO-8859, windows-125x,
+//! KOI8, Mac, GBK/GB18030, Big5, EUC-JP, ISO-2022-JP, Shift_JIS, EUC-KR and
+//! UTF-16 families are read. A byte order mark decides, as it does there.
+//! Text that is not valid in its charset, a label the standard does not know
+//! (`utf-7`, a typo), the labels it maps to "replacement" (`iso-2022-kr`,
+//! `hz-gb-2312`), and `utf-16` without a byte order mark (RFC 2781 makes it
+//! big-endian, the standard little-endian: clients disagree) are unscannable
+//! rather than guessed.
 
 /// How deep multiparts may nest before the string is unscannable.
 const MAX_NESTING: usize = 8;
@@ -103,28 +112,53 @@ fn encoded_word(s: &str) -> Result<Option<(String, usize)>, String> {
     };
     // A language tag (RFC 2231: `utf-8*en`) does not change the charset.
     let charset = charset.split('*').next().unwrap_or_default();
-    let text = in_charset(&bytes, charset).ok_or_else(|| {
+    let text = in_charset(&bytes, charset).map_err(|why| {
         format!(
-            "the encoded-word {:?} is in charset {charset:?}, which the gate does not decode",
+            "the encoded-word {:?} {why}",
             cut(s.get(..len).unwrap_or(s))
         )
     })?;
     Ok(Some((text, len)))
 }
 
-/// `bytes` as text in `charset`, or `None` for a charset not decoded or bytes
-/// that are not valid in it.
-fn in_charset(bytes: &[u8], charset: &str) -> Option<String> {
-    match charset.to_ascii_lowercase().as_str() {
-        "utf-8" | "utf8" => String::from_utf8(bytes.to_vec()).ok(),
-        "us-ascii" | "ascii" => bytes
-            .is_ascii()
-            .then(|| bytes.iter().map(|&b| char::from(b)).collect()),
-        "iso-8859-1" | "latin1" | "latin-1" | "l1" => {
-            Some(bytes.iter().map(|&b| char::from(b)).collect())
-        }
-        _ => None,
+/// `bytes` as text in `charset`, as a mail client decodes them; `Err` says
+/// why they cannot be read (after "the part …" or "the encoded-word …").
+fn in_charset(bytes: &[u8], charset: &str) -> Result<String, String> {
+    let label = charset.trim().trim_matches('"');
+    let lower = label.to_ascii_lowercase();
+    if matches!(lower.as_str(), "utf-8" | "utf8") {
+        return String::from_utf8(bytes.to_vec())
+            .map_err(|_| format!("is not valid UTF-8, its charset {charset:?}"));
     }
+    if matches!(lower.as_str(), "us-ascii" | "ascii") {
+        // RFC 2045's default; UTF-8 is what such mail holds in practice, and
+        // windows-1252 what a client shows for any other byte.
+        if let Ok(text) = std::str::from_utf8(bytes) {
+            return Ok(text.to_owned());
+        }
+    }
+    let unknown = || {
+        format!(
+            "is in charset {charset:?}, which mail clients do not decode (the gate does not guess)"
+        )
+    };
+    let declared = encoding_rs::Encoding::for_label(label.as_bytes()).ok_or_else(unknown)?;
+    if declared == encoding_rs::REPLACEMENT {
+        return Err(unknown());
+    }
+    let (encoding, body) = match encoding_rs::Encoding::for_bom(bytes) {
+        Some((sniffed, len)) => (sniffed, bytes.get(len..).unwrap_or_default()),
+        None if lower == "utf-16" => {
+            return Err(format!(
+                "is in charset {charset:?} without a byte order mark, which clients read in different byte orders"
+            ));
+        }
+        None => (declared, bytes),
+    };
+    encoding
+        .decode_without_bom_handling_and_without_replacement(body)
+        .map(std::borrow::Cow::into_owned)
+        .ok_or_else(|| format!("is not valid {}, its charset {charset:?}", encoding.name()))
 }
 
 /// Base64 or base64url, padded or not, with white space anywhere (RFC 2045
@@ -371,18 +405,9 @@ fn entity(text: &str, what: &str, depth: usize, out: &mut Decoded) {
         return;
     }
     let charset = parameter(content_type, "charset").unwrap_or_else(|| "utf-8".to_owned());
-    match in_charset(&bytes, &charset).or_else(|| {
-        // RFC 2045's default is US-ASCII; UTF-8 is what such mail holds in practice.
-        (charset.eq_ignore_ascii_case("us-ascii"))
-            .then(|| String::from_utf8(bytes.clone()).ok())
-            .flatten()
-    }) {
-        Some(t) => out.texts.push((t, what.to_owned())),
-        None => {
-            out.unscannable = Some(format!(
-                "{what} is in charset {charset:?}, which the gate does not decode"
-            ))
-        }
+    match in_charset(&bytes, &charset) {
+        Ok(t) => out.texts.push((t, what.to_owned())),
+        Err(why) => out.unscannable = Some(format!("{what} {why}")),
     }
 }
 
@@ -414,8 +439,50 @@ mod tests {
             encoded_words("=?utf-8?Q?a=E2=80=AEb?=").unwrap().as_deref(),
             Some("a\u{202E}b")
         );
-        assert!(encoded_words("=?koi8-r?B?c29ycnk=?=").is_err());
+        assert!(encoded_words("=?x-unknown?B?c29ycnk=?=").is_err());
+        assert!(encoded_words("=?utf-7?B?c29ycnk=?=").is_err());
         assert_eq!(encoded_words("a =? b ?= c").unwrap(), None);
+    }
+
+    #[test]
+    fn charsets_decode_as_mail_clients_decode_them() {
+        // "Привет" in KOI8-R, "Grüße" in ISO-8859-15, "こんにちは" in
+        // Shift_JIS and ISO-2022-JP, "€" where ISO-8859-1 is windows-1252.
+        for (word, text) in [
+            ("=?koi8-r?B?8NLJ18XU?=", "Привет"),
+            ("=?iso-8859-15?Q?Gr=FC=DFe?=", "Grüße"),
+            ("=?Shift_JIS?B?grGC8YLJgr+CzQ==?=", "こんにちは"),
+            ("=?iso-2022-jp?B?GyRCJDMkcyRLJEEkTxsoQg==?=", "こんにちは"),
+            ("=?iso-8859-1?Q?=80_5?=", "€ 5"),
+            ("=?windows-1251?B?0e/g8ejh7g==?=", "Спасибо"),
+            ("=?utf-16le?B?cwBvAHIAcgB5AA==?=", "sorry"),
+            ("=?utf-16?B?/v8AcwBvAHIAcgB5?=", "sorry"),
+        ] {
+            assert_eq!(
+                encoded_words(word).unwrap().as_deref(),
+                Some(text),
+                "{word}"
+            );
+        }
+        // No byte order mark: big-endian by RFC 2781, little by WHATWG.
+        assert!(encoded_words("=?utf-16?B?AHMAbwBy?=").is_err());
+        // Not valid in its charset, or a label mapped to "replacement".
+        assert!(
+            encoded_words("=?shift_jis?B?gQ==?=")
+                .unwrap_err()
+                .contains("not valid Shift_JIS")
+        );
+        assert!(encoded_words("=?iso-2022-kr?B?c29ycnk=?=").is_err());
+        let m = "Content-Type: text/plain; charset=\"windows-1252\"\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n=93sorry=94";
+        assert_eq!(mime(m).unwrap().texts[0].0, "\u{201C}sorry\u{201D}");
+        let m = "Content-Type: text/plain; charset=x-mac-unknown\r\n\r\nsorry";
+        assert!(
+            mime(m)
+                .unwrap()
+                .unscannable
+                .unwrap()
+                .contains("x-mac-unknown")
+        );
     }
 
     #[test]

@@ -5,7 +5,6 @@
 //! the state directory works. Exit 0 healthy, 2 otherwise.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use regex::Regex;
 use serde_json::Value;
@@ -109,7 +108,7 @@ impl Report {
     }
 }
 
-pub(crate) fn run(paths: &Paths) -> ExitCode {
+pub(crate) fn run(paths: &Paths) -> u8 {
     print("airlock send-gate doctor");
     let mut report = Report {
         healthy: true,
@@ -120,7 +119,7 @@ pub(crate) fn run(paths: &Paths) -> ExitCode {
         Err(e) => {
             report.line(false, "configuration", &e);
             print("UNHEALTHY: the gate blocks every gated send until the configuration loads");
-            return ExitCode::from(2);
+            return 2;
         }
     };
     report.line(
@@ -142,17 +141,17 @@ pub(crate) fn run(paths: &Paths) -> ExitCode {
     state(paths, &mut report);
     if report.healthy {
         print("HEALTHY: the send gate is operational");
-        ExitCode::SUCCESS
+        0
     } else if report.unprotected {
         print(
             "UNHEALTHY: fix the failures above; a gated tool that is not routed to the gate is NOT protected: its calls go out unchecked",
         );
-        ExitCode::from(2)
+        2
     } else {
         print(
             "UNHEALTHY: fix the failures above; the gate fails closed (non-blocking state reads, its own deadline), so until then it blocks the sends it cannot check",
         );
-        ExitCode::from(2)
+        2
     }
 }
 

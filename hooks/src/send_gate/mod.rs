@@ -1,9 +1,10 @@
 //! `airlock hook send-gate` and `airlock guard …`: outgoing messages pass
 //! only with a clean scan and a fresh, single-use grounding ledger.
 //!
-//! The decision is pure (`input`, `decide`, `ledger`, `scan`, `digest`); this
-//! file and `store` do the I/O, and every failure on the hook path, a panic
-//! included, becomes a block.
+//! The decision is pure (`input`, `decide`, `ledger`, `scan`, `digest`); `store`
+//! does the file I/O, this file turns each outcome into a [`Reply`] (the binary reads
+//! stdin, keeps the deadline and writes the reply), and every failure on the hook path,
+//! a panic included, becomes a block.
 #![cfg_attr(
     test,
     allow(
@@ -15,11 +16,12 @@
     )
 )]
 
-use std::io::{IsTerminal, Read, Write};
-use std::process::ExitCode;
+use std::cell::RefCell;
 
 use serde_json::{Value, json};
 use time::OffsetDateTime;
+
+use crate::{Client, Env, Reply};
 
 mod config;
 mod css;
@@ -41,40 +43,32 @@ mod store;
 
 use config::{Config, parse_config};
 use decide::{Route, board_has_active_ref};
+use input::parse_limited_json;
 pub(crate) use input::parse_tool_call;
-use input::{MAX_INPUT_BYTES, parse_limited_json};
-use scan::Hit;
-use store::{Links, Paths, read_all_capped, read_capped};
 
-/// Arguments of `airlock hook send-gate`. `--help` is no flag here and any
-/// other argument is collected rather than refused by the parser: a hook
-/// whose command line is wrong must still block the call waiting on its
-/// stdin, never print help and exit 0.
-#[derive(clap::Args)]
-#[command(disable_help_flag = true, disable_version_flag = true)]
-pub struct SendGateArgs {
-    /// Print the settings.json snippet registering this hook, and exit. With `--client
-    /// codex`: Codex's hooks.json entry and the same as config.toml tables.
-    #[arg(long)]
-    print_config: bool,
-    /// The client running the hook: `claude-code` (the default), or `codex`, whose closed
-    /// schema the printed line then follows, a block exiting 0 (see `cli/CLIENTS.md`). Read
-    /// as text so that a wrong value blocks with the gate's own reason.
-    #[arg(long, value_name = "CLIENT")]
-    client: Option<String>,
+/// Largest tool call (or draft, for `guard scan`) read; a larger one blocks. The binary
+/// reads one byte more, so that "too large" is told apart from "exactly at the limit".
+pub const MAX_INPUT_BYTES: usize = input::MAX_INPUT_BYTES;
+use scan::Hit;
+use store::{Links, Paths, read_capped};
+
+/// The flags of `airlock hook send-gate`, as the command line gave them. `--help` is no
+/// flag there and any other argument is collected rather than refused by the parser: a
+/// hook whose command line is wrong must still block the call waiting on its stdin,
+/// never print help and exit 0.
+#[derive(Debug, Clone, Default)]
+pub struct Flags {
+    /// `--print-config`.
+    pub print_config: bool,
+    /// `--client`, as text, so that a wrong value blocks with the gate's own reason.
+    pub client: Option<String>,
     /// Anything else on the command line: the hook blocks.
-    #[arg(
-        trailing_var_arg = true,
-        allow_hyphen_values = true,
-        hide = true,
-        value_name = "ARGS"
-    )]
-    rest: Vec<String>,
+    pub rest: Vec<String>,
 }
 
 /// `airlock guard …` subcommands.
-#[derive(clap::Subcommand)]
-pub enum GuardCommand {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Guard {
     /// Scan draft text on stdin; exit 2 when it would be blocked.
     Scan,
     /// Print the message digest of a tool call on stdin.
@@ -93,93 +87,191 @@ const BLOCKED: &str = "airlock send-gate BLOCKED:";
 /// The configuration is small; a huge file is a mistake, not a policy.
 const MAX_CONFIG_BYTES: usize = 1024 * 1024;
 /// Proves the panic path in tests: it can only ever cause a block.
-const TEST_PANIC_VAR: &str = "AIRLOCK_SEND_GATE_TEST_PANIC";
+pub const TEST_PANIC_VAR: &str = "AIRLOCK_SEND_GATE_TEST_PANIC";
 
-fn say(line: &str) {
-    // A closed stderr must not turn into a panic; the exit code still speaks.
-    let _ = writeln!(std::io::stderr(), "{line}");
+thread_local! {
+    /// What a guard command printed so far: its stdout, as the reply will carry it.
+    static PRINTED: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
+/// One line of a guard command's stdout.
 fn print(text: &str) {
-    let _ = writeln!(std::io::stdout(), "{text}");
+    PRINTED.with(|out| {
+        let mut out = out.borrow_mut();
+        out.push_str(text);
+        out.push('\n');
+    });
+}
+
+/// The lines [`print`] gathered on this thread, and none left.
+fn take_printed() -> String {
+    PRINTED.with(|out| std::mem::take(&mut *out.borrow_mut()))
 }
 
 /// How long the hook may take before it blocks on its own: well under
 /// Claude Code's hook timeout (the `timeout` of `--print-config`, and the
 /// client's default of 60 s), since a hook that times out lets the call run.
-pub(crate) const DEADLINE: std::time::Duration = std::time::Duration::from_secs(10);
+pub const DEADLINE: std::time::Duration = std::time::Duration::from_secs(10);
 /// Shortens [`DEADLINE`] (milliseconds) so the suite can prove it; it can
 /// never lengthen it.
-const DEADLINE_VAR: &str = "AIRLOCK_SEND_GATE_DEADLINE_MS";
+pub const DEADLINE_VAR: &str = "AIRLOCK_SEND_GATE_DEADLINE_MS";
 
-/// The hook: exit 0 to pass (warnings as `additionalContext` on stdout),
-/// exit 2 with the `BLOCKED` line on stderr and a JSON deny on stdout
-/// otherwise.
-pub fn run_hook(args: &SendGateArgs) -> ExitCode {
-    // The default hook would print a backtrace banner; the BLOCKED line
-    // below is the one message the agent should read.
-    std::panic::set_hook(Box::new(|_| {}));
-    let client = match args.client.as_deref() {
-        None | Some("claude-code") => Ok(crate::Client::ClaudeCode),
-        Some("codex") => Ok(crate::Client::Codex),
-        Some(other) => Err(other.to_owned()),
-    };
-    let verdict = output::Verdict::new(*client.as_ref().unwrap_or(&crate::Client::ClaudeCode));
-    watchdog(&verdict);
-    if let Err(other) = client {
-        let shown: String = other.chars().take(40).collect();
-        return verdict.block(&format!(
-            "--client {} is not a client this hook answers (`claude-code` or `codex`)",
-            serde_json::to_string(&shown).unwrap_or_default()
-        ));
+/// The deadline, shortened to `shorten_ms` (the value of [`DEADLINE_VAR`]) when that
+/// is a number of milliseconds below it.
+pub fn deadline(shorten_ms: Option<&str>) -> std::time::Duration {
+    shorten_ms
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(std::time::Duration::from_millis)
+        .map_or(DEADLINE, |d| d.min(DEADLINE))
+}
+
+/// What the hook does next, after its flags.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// Answer this, reading nothing.
+    Answer(Reply),
+    /// `--print-config`: answer [`Hook::print_config`] with stdin, unless stdin is a
+    /// terminal.
+    PrintConfig,
+    /// Read stdin (at most [`MAX_INPUT_BYTES`], one byte more to tell) and answer
+    /// [`Hook::answer`].
+    Decide,
+}
+
+/// One run of the hook: exit 0 to pass (warnings as `additionalContext` on stdout),
+/// exit 2 with the `BLOCKED` line on stderr and a JSON deny on stdout otherwise.
+#[derive(Debug, Clone)]
+pub struct Hook {
+    client: Client,
+    flags: Flags,
+}
+
+impl Hook {
+    /// The hook under `flags`; a client it does not know is answered as Claude Code
+    /// (and blocked, by [`Hook::first_step`]).
+    pub fn new(flags: &Flags) -> Hook {
+        let client = match flags.client.as_deref() {
+            Some("codex") => Client::Codex,
+            _ => Client::ClaudeCode,
+        };
+        Hook {
+            client,
+            flags: flags.clone(),
+        }
     }
-    if args.print_config && args.rest.is_empty() {
-        // Registered as a hook by mistake, `--print-config` would answer a
-        // call with a snippet and exit 0; a call waiting on stdin is blocked.
-        let stdin = std::io::stdin();
-        let waiting = !stdin.is_terminal()
-            && read_all_capped(stdin.lock(), MAX_INPUT_BYTES)
-                .map_or(true, |b| !b.trim_ascii().is_empty());
+
+    /// The client the hook answers.
+    pub fn client(&self) -> Client {
+        self.client
+    }
+
+    /// The block once `limit` passed with no decision.
+    pub fn deadline_reply(&self, limit: std::time::Duration) -> Reply {
+        output::block(
+            self.client,
+            &format!(
+                "the gate did not decide within {} ms (stdin never closed, or the state directory is stuck); a call the gate cannot check does not pass",
+                limit.as_millis()
+            ),
+        )
+    }
+
+    /// What to do first: a bad `--client` or stray arguments block before stdin is read.
+    pub fn first_step(&self) -> Step {
+        if let Some(other) = self
+            .flags
+            .client
+            .as_deref()
+            .filter(|c| !matches!(*c, "claude-code" | "codex"))
+        {
+            let shown: String = other.chars().take(40).collect();
+            return Step::Answer(output::block(
+                self.client,
+                &format!(
+                    "--client {} is not a client this hook answers (`claude-code` or `codex`)",
+                    serde_json::to_string(&shown).unwrap_or_default()
+                ),
+            ));
+        }
+        if self.flags.print_config && self.flags.rest.is_empty() {
+            return Step::PrintConfig;
+        }
+        if !self.flags.rest.is_empty() {
+            return Step::Answer(output::block(
+                self.client,
+                &format!(
+                    "the hook was started with arguments it does not take ({}); register it as `airlock hook send-gate` with no arguments (see `airlock hook send-gate --print-config`)",
+                    shown_args(&self.flags)
+                ),
+            ));
+        }
+        Step::Decide
+    }
+
+    /// `--print-config`, given stdin (`None`: a terminal, not read). Registered as a hook
+    /// by mistake, `--print-config` would answer a call with a snippet and exit 0; a call
+    /// waiting on stdin (or a stdin that cannot be read) is blocked.
+    pub fn print_config(&self, stdin: Option<Result<Vec<u8>, String>>) -> Reply {
+        let waiting = stdin.is_some_and(|read| {
+            capped(read, MAX_INPUT_BYTES).map_or(true, |b| !b.trim_ascii().is_empty())
+        });
         if waiting {
-            return verdict.block(
+            return output::block(
+                self.client,
                 "--print-config is not a hook: register `airlock hook send-gate` with no arguments",
             );
         }
-        return output::print_config(verdict.client());
+        output::print_config(self.client)
     }
-    let outcome = std::panic::catch_unwind(|| {
-        if !args.rest.is_empty() {
-            return Err(format!(
-                "the hook was started with arguments it does not take ({}); register it as `airlock hook send-gate` with no arguments (see `airlock hook send-gate --print-config`)",
-                shown_args(args)
-            ));
+
+    /// The answer to the call on stdin (`input`: what was read, or why it could not be),
+    /// with configuration and state where `env` says, now. `test_panic` panics, which
+    /// can only block.
+    pub fn answer(&self, input: Result<Vec<u8>, String>, env: &dyn Env, test_panic: bool) -> Reply {
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let stdin = capped(input, MAX_INPUT_BYTES)
+                .map_err(|e| format!("the tool call on stdin is unusable ({e}); the gate reads one JSON object of at most 8 MiB"))?;
+            let paths = Paths::from_env(env)
+                .map_err(|e| format!("cannot locate configuration and state: {e}"))?;
+            hook_decision(&stdin, &paths, OffsetDateTime::now_utc(), test_panic)
+        }));
+        match outcome {
+            Ok(Ok(warnings)) => output::pass(self.client, &warnings),
+            Ok(Err(reason)) => output::block(self.client, &reason),
+            Err(payload) => self.panic_reply(
+                payload
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".into()),
+            ),
         }
-        let stdin = read_all_capped(std::io::stdin().lock(), MAX_INPUT_BYTES)
-            .map_err(|e| format!("the tool call on stdin is unusable ({e}); the gate reads one JSON object of at most 8 MiB"))?;
-        let paths =
-            Paths::from_env().map_err(|e| format!("cannot locate configuration and state: {e}"))?;
-        hook_decision(&stdin, &paths, OffsetDateTime::now_utc())
-    });
-    let _ = std::panic::take_hook();
-    match outcome {
-        Ok(Ok(warnings)) => verdict.pass(&warnings),
-        Ok(Err(reason)) => verdict.block(&reason),
-        Err(payload) => {
-            let what = payload
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            verdict.block(&format!(
+    }
+
+    /// The block of a panic whose message is `what`.
+    pub fn panic_reply(&self, what: String) -> Reply {
+        output::block(
+            self.client,
+            &format!(
                 "internal error (panic: {what}); the gate cannot verify this send, so it does not pass; run `airlock guard doctor`"
-            ))
-        }
+            ),
+        )
     }
 }
 
-fn shown_args(args: &SendGateArgs) -> String {
-    let mut words: Vec<&str> = args.rest.iter().map(String::as_str).collect();
-    if args.print_config {
+/// What was read up to one byte past `limit` (`read`), as `store::read_all_capped`
+/// words a failure.
+fn capped(read: Result<Vec<u8>, String>, limit: usize) -> Result<Vec<u8>, String> {
+    let buf = read.map_err(|e| format!("read failed: {e}"))?;
+    if buf.len() > limit {
+        return Err(format!("larger than {limit} bytes"));
+    }
+    Ok(buf)
+}
+
+fn shown_args(flags: &Flags) -> String {
+    let mut words: Vec<&str> = flags.rest.iter().map(String::as_str).collect();
+    if flags.print_config {
         words.insert(0, "--print-config");
     }
     let joined = words.join(" ");
@@ -187,34 +279,15 @@ fn shown_args(args: &SendGateArgs) -> String {
     serde_json::to_string(&cut).unwrap_or_default()
 }
 
-/// Blocks and exits once the deadline passes, whatever the hook is doing.
-fn watchdog(verdict: &output::Verdict) {
-    let deadline = std::env::var(DEADLINE_VAR)
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .map(std::time::Duration::from_millis)
-        .map_or(DEADLINE, |d| d.min(DEADLINE));
-    let verdict = verdict.clone();
-    // If the thread cannot be started the hook runs without its deadline;
-    // everything it reads is bounded and non-blocking, stdin aside.
-    let _ = std::thread::Builder::new()
-        .name("send-gate-deadline".into())
-        .stack_size(64 * 1024)
-        .spawn(move || {
-            std::thread::sleep(deadline);
-            if let Some(code) = verdict.block_first(&format!(
-                "the gate did not decide within {} ms (stdin never closed, or the state directory is stuck); a call the gate cannot check does not pass",
-                deadline.as_millis()
-            )) {
-                std::process::exit(i32::from(code));
-            }
-        });
-}
-
 /// The whole hook for one stdin, given paths and the clock: the warnings
 /// of a pass, or the block reason.
-fn hook_decision(stdin: &[u8], paths: &Paths, now: OffsetDateTime) -> Result<Vec<Hit>, String> {
-    if std::env::var_os(TEST_PANIC_VAR).is_some() {
+fn hook_decision(
+    stdin: &[u8],
+    paths: &Paths,
+    now: OffsetDateTime,
+    test_panic: bool,
+) -> Result<Vec<Hit>, String> {
+    if test_panic {
         #[allow(
             clippy::panic,
             reason = "the test of the panic path; a panic here can only block"
@@ -328,7 +401,7 @@ pub(crate) fn decide_with_state(
         state: state.to_owned(),
         home: None,
     };
-    hook_decision(stdin, &paths, OffsetDateTime::now_utc())
+    hook_decision(stdin, &paths, OffsetDateTime::now_utc(), false)
         .map(|hits| hits.into_iter().map(|h| h.name).collect())
 }
 
@@ -356,17 +429,38 @@ fn load_config(paths: &Paths) -> Result<Config, String> {
     })
 }
 
-/// `airlock guard …`.
-pub fn run_guard(cmd: &GuardCommand) -> ExitCode {
+impl Guard {
+    /// How much of stdin the command reads: its limit and one byte more, to tell "too
+    /// large"; `None` when it reads none.
+    pub fn stdin_limit(self) -> Option<u64> {
+        let limit = match self {
+            Guard::Scan | Guard::Sha | Guard::LedgerPath => MAX_INPUT_BYTES,
+            Guard::WriteLedger => store::MAX_LEDGER_BYTES,
+            Guard::LedgerTemplate | Guard::Doctor => return None,
+        };
+        Some(u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1))
+    }
+}
+
+/// `airlock guard …`, given what was read of stdin ([`Guard::stdin_limit`]; `None` when
+/// nothing was) and the environment.
+pub fn guard(cmd: Guard, stdin: Option<Result<Vec<u8>, String>>, env: &dyn Env) -> Reply {
+    let _ = take_printed();
+    let stdin = stdin.unwrap_or_else(|| Ok(Vec::new()));
+    let read_call = |stdin| {
+        capped(stdin, MAX_INPUT_BYTES)
+            .map_err(|e| format!("stdin: {e}"))
+            .and_then(|bytes| parse_tool_call(&bytes))
+    };
     let result = match cmd {
-        GuardCommand::Scan => guard_scan(),
-        GuardCommand::Sha => read_call().map(|call| {
+        Guard::Scan => guard_scan(stdin, env),
+        Guard::Sha => read_call(stdin).map(|call| {
             print(&digest::message_digest(&call));
-            ExitCode::SUCCESS
+            0
         }),
-        GuardCommand::LedgerTemplate => {
+        Guard::LedgerTemplate => {
             // The branding field is listed when the configuration adopts the lane.
-            let config = Paths::from_env().ok().and_then(|p| load_config(&p).ok());
+            let config = Paths::from_env(env).ok().and_then(|p| load_config(&p).ok());
             let field = config
                 .as_ref()
                 .and_then(|c| c.branding.as_ref())
@@ -375,40 +469,38 @@ pub fn run_guard(cmd: &GuardCommand) -> ExitCode {
                 .map_err(|e| e.to_string())
                 .map(|t| {
                     print(&t);
-                    ExitCode::SUCCESS
+                    0
                 })
         }
-        GuardCommand::WriteLedger => guard_write_ledger(),
-        GuardCommand::LedgerPath => read_call().and_then(|call| {
-            let paths = Paths::from_env()?;
+        Guard::WriteLedger => guard_write_ledger(stdin, env),
+        Guard::LedgerPath => read_call(stdin).and_then(|call| {
+            let paths = Paths::from_env(env)?;
             print(
                 &paths
                     .ledger_path(&digest::message_digest(&call))
                     .display()
                     .to_string(),
             );
-            Ok(ExitCode::SUCCESS)
+            Ok(0)
         }),
-        GuardCommand::Doctor => Paths::from_env().map(|paths| doctor::run(&paths)),
+        Guard::Doctor => Paths::from_env(env).map(|paths| doctor::run(&paths)),
     };
-    result.unwrap_or_else(|e| {
-        say(&format!("airlock guard: {e}"));
-        ExitCode::from(2)
-    })
+    let (stderr, exit) = match result {
+        Ok(code) => (String::new(), code),
+        Err(e) => (format!("airlock guard: {e}\n"), 2),
+    };
+    Reply {
+        stdout: take_printed(),
+        stderr,
+        exit,
+        if_stdout_fails: None,
+    }
 }
 
-fn read_stdin() -> Result<Vec<u8>, String> {
-    read_all_capped(std::io::stdin().lock(), MAX_INPUT_BYTES).map_err(|e| format!("stdin: {e}"))
-}
-
-fn read_call() -> Result<input::ToolCall, String> {
-    parse_tool_call(&read_stdin()?)
-}
-
-fn guard_scan() -> Result<ExitCode, String> {
-    let bytes = read_stdin()?;
+fn guard_scan(stdin: Result<Vec<u8>, String>, env: &dyn Env) -> Result<u8, String> {
+    let bytes = capped(stdin, MAX_INPUT_BYTES).map_err(|e| format!("stdin: {e}"))?;
     let text = String::from_utf8(bytes).map_err(|_| "stdin is not UTF-8".to_owned())?;
-    let config = load_config(&Paths::from_env()?)?;
+    let config = load_config(&Paths::from_env(env)?)?;
     let report = scan::scan_text(&text, "text", &config);
     for hit in &report.blocks {
         print(&format!("BLOCK [{}] matched {:?}", hit.name, hit.matched));
@@ -433,23 +525,14 @@ fn guard_scan() -> Result<ExitCode, String> {
         print(&format!("WARN [{}] matched {:?}", hit.name, hit.matched));
     }
     if report.blocked() {
-        return Ok(ExitCode::from(2));
+        return Ok(2);
     }
     print("clean");
-    Ok(ExitCode::SUCCESS)
+    Ok(0)
 }
 
-fn guard_write_ledger() -> Result<ExitCode, String> {
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .lock()
-        .take(
-            u64::try_from(store::MAX_LEDGER_BYTES)
-                .unwrap_or(u64::MAX)
-                .saturating_add(1),
-        )
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("stdin: {e}"))?;
+fn guard_write_ledger(stdin: Result<Vec<u8>, String>, env: &dyn Env) -> Result<u8, String> {
+    let bytes = stdin.map_err(|e| format!("stdin: {e}"))?;
     if bytes.len() > store::MAX_LEDGER_BYTES {
         return Err(format!(
             "the ledger is larger than {} bytes",
@@ -464,7 +547,7 @@ fn guard_write_ledger() -> Result<ExitCode, String> {
     if !digest::is_digest(digest) {
         return Err("refused: message_sha256 must be 64 lower-case hex digits (the output of `airlock guard sha`)".into());
     }
-    let paths = Paths::from_env()?;
+    let paths = Paths::from_env(env)?;
     let config = load_config(&paths)?;
     // Checked now against its own digest, so a ledger that the gate would
     // refuse is refused while the composer can still fix it.
@@ -488,5 +571,5 @@ fn guard_write_ledger() -> Result<ExitCode, String> {
     }
     let path = store::write_ledger(&paths, &ledger)?;
     print(&path.display().to_string());
-    Ok(ExitCode::SUCCESS)
+    Ok(0)
 }

@@ -6,26 +6,15 @@
 //! Warnings of a pass go out as `additionalContext`, which the model reads
 //! (stderr on exit 0 never reaches it).
 //!
-//! The hook's own deadline runs on another thread; whichever of the two
-//! speaks first is the verdict, and the other stays silent.
-
-use std::io::Write;
-use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+//! Each is a [`Reply`]; the binary writes it, and keeps the hook's deadline.
 
 use serde::Serialize;
+
+use crate::Reply;
 
 use super::BLOCKED;
 use super::decide::describe_hits;
 use super::scan::Hit;
-
-/// The one verdict of a run, shared with the deadline thread.
-#[derive(Clone)]
-pub(crate) struct Verdict {
-    spoken: Arc<AtomicBool>,
-    client: crate::Client,
-}
 
 #[derive(Serialize)]
 struct HookOutput<'a> {
@@ -48,14 +37,6 @@ struct Specific<'a> {
     context: Option<&'a str>,
 }
 
-fn write_out(stream: &mut dyn Write, text: &str) {
-    // A closed pipe must not turn into a panic; the exit code still speaks.
-    let _ = stream
-        .write_all(text.as_bytes())
-        .and_then(|()| stream.write_all(b"\n"))
-        .and_then(|()| stream.flush());
-}
-
 /// The reason on one line: a multi-line regex error would otherwise split
 /// the reason from its remedy in a reader that keeps the first line.
 fn one_line(reason: &str) -> String {
@@ -67,95 +48,59 @@ fn one_line(reason: &str) -> String {
         .join(" ")
 }
 
-impl Verdict {
-    pub(crate) fn new(client: crate::Client) -> Self {
-        Self {
-            spoken: Arc::new(AtomicBool::new(false)),
-            client,
-        }
+/// The block for `reason`: exit 2 with the `BLOCKED` line on stderr and the JSON deny
+/// on stdout; under Codex exit 0 once stdout took the deny
+/// (`codex::pre_tool_use_reply`).
+pub(crate) fn block(client: crate::Client, reason: &str) -> Reply {
+    // The reason quotes what the call carried (a matched run, a key, a
+    // tool name); the model reads it, so it is contained first.
+    let line = crate::words::contained(&format!("{BLOCKED} {}", one_line(reason)));
+    let json = serde_json::to_string(&HookOutput {
+        specific: Specific {
+            event: "PreToolUse",
+            decision: Some("deny"),
+            reason: Some(&line),
+            context: None,
+        },
+    })
+    .unwrap_or_default();
+    if client == crate::Client::Codex {
+        return crate::codex::pre_tool_use_reply(&json);
     }
-
-    /// The client the verdict is said to.
-    pub(crate) fn client(&self) -> crate::Client {
-        self.client
-    }
-
-    fn claim(&self) -> bool {
-        !self.spoken.swap(true, Ordering::SeqCst)
-    }
-
-    /// Blocks, if nothing was said yet: the exit code when this call said it. Exit 2;
-    /// under Codex 0 once stdout took the deny (`codex::deliver_pre_tool_use`).
-    pub(crate) fn block_first(&self, reason: &str) -> Option<u8> {
-        if !self.claim() {
-            return None;
-        }
-        // The reason quotes what the call carried (a matched run, a key, a
-        // tool name); the model reads it, so it is contained first.
-        let line = crate::words::contained(&format!("{BLOCKED} {}", one_line(reason)));
-        let json = serde_json::to_string(&HookOutput {
-            specific: Specific {
-                event: "PreToolUse",
-                decision: Some("deny"),
-                reason: Some(&line),
-                context: None,
-            },
-        })
-        .unwrap_or_default();
-        if self.client == crate::Client::Codex {
-            return Some(crate::codex::deliver_pre_tool_use(&json));
-        }
-        write_out(&mut std::io::stdout().lock(), &json);
-        write_out(&mut std::io::stderr().lock(), &line);
-        Some(2)
-    }
-
-    /// Exit 2 with the block said; if the deadline spoke first, waits for
-    /// it to end the process with its own block.
-    pub(crate) fn block(&self, reason: &str) -> ExitCode {
-        match self.block_first(reason) {
-            Some(code) => ExitCode::from(code),
-            None => {
-                wait_for_the_deadline();
-                ExitCode::from(2)
-            }
-        }
-    }
-
-    /// Exit 0, warnings said as context for the model and on stderr.
-    pub(crate) fn pass(&self, warnings: &[Hit]) -> ExitCode {
-        if !self.claim() {
-            wait_for_the_deadline();
-            return ExitCode::from(2);
-        }
-        if !warnings.is_empty() {
-            let line = crate::words::contained(&format!(
-                "airlock send-gate advisory (allowed): {}",
-                describe_hits(warnings)
-            ));
-            let json = match self.client {
-                crate::Client::Codex => crate::codex::pre_tool_use_context(&line),
-                crate::Client::ClaudeCode => serde_json::to_string(&HookOutput {
-                    specific: Specific {
-                        event: "PreToolUse",
-                        decision: None,
-                        reason: None,
-                        context: Some(&line),
-                    },
-                })
-                .unwrap_or_default(),
-            };
-            write_out(&mut std::io::stdout().lock(), &json);
-            write_out(&mut std::io::stderr().lock(), &line);
-        }
-        ExitCode::SUCCESS
+    Reply {
+        stdout: format!("{json}\n"),
+        stderr: format!("{line}\n"),
+        exit: 2,
+        if_stdout_fails: None,
     }
 }
 
-/// The deadline thread has said the block and is about to exit the process.
-fn wait_for_the_deadline() {
-    loop {
-        std::thread::park();
+/// Exit 0, warnings said as context for the model and on stderr.
+pub(crate) fn pass(client: crate::Client, warnings: &[Hit]) -> Reply {
+    if warnings.is_empty() {
+        return Reply::silent();
+    }
+    let line = crate::words::contained(&format!(
+        "airlock send-gate advisory (allowed): {}",
+        describe_hits(warnings)
+    ));
+    let json = match client {
+        crate::Client::Codex => crate::codex::pre_tool_use_context(&line),
+        crate::Client::ClaudeCode => serde_json::to_string(&HookOutput {
+            specific: Specific {
+                event: "PreToolUse",
+                decision: None,
+                reason: None,
+                context: Some(&line),
+            },
+        })
+        .unwrap_or_default(),
+    };
+    Reply {
+        stdout: format!("{json}\n"),
+        stderr: format!("{line}\n"),
+        exit: 0,
+        if_stdout_fails: None,
     }
 }
 
@@ -224,14 +169,10 @@ pub(crate) fn codex_wiring() -> String {
 }
 
 /// `airlock hook send-gate --print-config`.
-pub(crate) fn print_config(client: crate::Client) -> ExitCode {
+pub(crate) fn print_config(client: crate::Client) -> Reply {
     let text = match client {
         crate::Client::ClaudeCode => settings_snippet(),
         crate::Client::Codex => codex_wiring(),
     };
-    let mut stdout = std::io::stdout().lock();
-    match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(_) => ExitCode::from(2),
-    }
+    Reply::text(&text, 2)
 }

@@ -39,7 +39,8 @@
 use html5gum::emitters::callback::{CallbackEmitter, CallbackEvent};
 use html5gum::{Span, Tokenizer};
 
-use super::css::{Declared, Inherited};
+use super::css::sheet::{Element, Sheet};
+use super::css::{Bidi, Declared, Inherited};
 
 /// Elements after which a browser starts a new line; other tags render as nothing,
 /// so that `sor<b></b>ry` reads `sorry`.
@@ -285,12 +286,37 @@ const CLOSES_P: [&[u8]; 33] = [
     b"ul",
 ];
 
+/// How many override and isolated runs may nest inside an override before a
+/// deeper override blocks: each level costs a copy of its text when it
+/// closes, so the bound keeps the work linear.
+const MAX_BIDI_DEPTH: usize = 16;
+
+/// The matching budget of a text's style sheets: a base for any mail, plus
+/// a multiple of its length (compound tests; see [`Sheet::matched`]).
+const SHEET_BUDGET_BASE: usize = 1 << 20;
+const SHEET_BUDGET_PER_BYTE: usize = 16;
+
 /// An element on the stack of open elements.
 struct Open {
     name: Vec<u8>,
+    /// Its attributes, kept only when a style sheet may select on them.
+    attrs: Vec<(Vec<u8>, Vec<u8>)>,
     state: Inherited,
-    /// This element starts an override run: its buffer is on `runs`.
-    overrides: bool,
+    /// This element starts a bidi run: its buffer is on `frames`.
+    frame: bool,
+}
+
+impl Element for Open {
+    fn name(&self) -> &[u8] {
+        &self.name
+    }
+
+    fn attr(&self, name: &[u8]) -> Option<&[u8]> {
+        self.attrs
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_slice())
+    }
 }
 
 /// The start tag being read.
@@ -298,7 +324,63 @@ struct Open {
 struct StartTag {
     name: Vec<u8>,
     attribute: Vec<u8>,
+    attrs: Vec<(Vec<u8>, Vec<u8>)>,
     declared: Declared,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FrameKind {
+    Override,
+    Isolate,
+}
+
+/// Text whose order an override decides, kept until its element closes.
+/// Levels are UAX #9's (X2–X5c) for overrides and isolates: an override
+/// takes the least odd (rtl) or even (ltr) level above the one it is in, an
+/// isolated run inside is one unit its parent moves but does not reorder, and
+/// text outside any override keeps its logical order.
+struct Frame {
+    text: Vec<u8>,
+    /// Byte ranges of `text` that move as one (isolated runs).
+    units: Vec<(usize, usize)>,
+    level: u8,
+    kind: FrameKind,
+    /// A letter or digit written directly in the frame, left-to-right / right-to-left.
+    direct_ltr: bool,
+    direct_rtl: bool,
+    /// Isolated or nested runs in it that carry a left-to-right letter or digit.
+    letter_units: usize,
+}
+
+/// The least level above `current` of a direction (UAX #9 X2–X5).
+fn next_level(current: u8, rtl: bool) -> u8 {
+    let odd = current % 2 == 1;
+    let step = if odd == rtl { 2 } else { 1 };
+    current.saturating_add(step)
+}
+
+/// `text` in reverse, each range of `units` kept in its own order: what a
+/// right-to-left reordering (UAX #9 L2) makes of a run.
+fn reversed(text: &[u8], units: &[(usize, usize)]) -> (Vec<u8>, Vec<(usize, usize)>) {
+    let mut out = Vec::with_capacity(text.len());
+    let mut out_units = Vec::with_capacity(units.len());
+    let rev_chars = |out: &mut Vec<u8>, bytes: &[u8]| {
+        let s = String::from_utf8_lossy(bytes);
+        for c in s.chars().rev() {
+            out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+        }
+    };
+    let mut end = text.len();
+    for &(start, stop) in units.iter().rev() {
+        rev_chars(&mut out, text.get(stop..end).unwrap_or_default());
+        let at = out.len();
+        out.extend_from_slice(text.get(start..stop).unwrap_or_default());
+        out_units.push((at, out.len()));
+        end = start;
+    }
+    rev_chars(&mut out, text.get(..end).unwrap_or_default());
+    out_units.reverse();
+    (out, out_units)
 }
 
 /// What a reader cannot see, and overrides that reorder letters.
@@ -308,6 +390,8 @@ pub(crate) struct Concealed {
     pub(crate) hidden: Option<(String, &'static str)>,
     /// The first override that reverses letters, in the reader's order.
     pub(crate) reordered: Option<String>,
+    /// The text's style sheets cost more to match than its budget allows.
+    pub(crate) unresolved_sheet: bool,
 }
 
 /// The text as rendered, and what the rendering found concealed.
@@ -329,9 +413,18 @@ struct Readings {
     tag_start: usize,
     tag: StartTag,
     open: Vec<Open>,
-    /// The text of each override run still open, with its direction (true: rtl).
-    runs: Vec<(Vec<u8>, bool)>,
+    /// The bidi runs still open, innermost last.
+    frames: Vec<Frame>,
     concealed: Concealed,
+    /// The rules of the text's `<style>` sheets, if any can change anything.
+    sheet: Option<Sheet>,
+    budget: usize,
+    /// A doctype came before the first element (no quirks mode).
+    doctype: bool,
+    started: bool,
+    /// The text of the `<style>` elements the tokenizer found, each followed
+    /// by a line feed.
+    sheets_seen: Vec<u8>,
 }
 
 impl Readings {
@@ -360,10 +453,23 @@ impl Readings {
             .map_or_else(Inherited::default, |o| o.state)
     }
 
-    /// Text the reader sees goes to the innermost override run, or out.
+    /// Text the reader sees goes to the innermost bidi run, or out.
     fn visible(&mut self, bytes: &[u8]) {
-        match self.runs.last_mut() {
-            Some((run, _)) => run.extend_from_slice(bytes),
+        match self.frames.last_mut() {
+            Some(frame) => {
+                if frame.kind == FrameKind::Override {
+                    for c in String::from_utf8_lossy(bytes).chars() {
+                        if c.is_alphanumeric() {
+                            if super::css::is_rtl_letter(c) {
+                                frame.direct_rtl = true;
+                            } else {
+                                frame.direct_ltr = true;
+                            }
+                        }
+                    }
+                }
+                frame.text.extend_from_slice(bytes);
+            }
             None => self.as_html.extend_from_slice(bytes),
         }
     }
@@ -381,31 +487,109 @@ impl Readings {
         }
     }
 
-    /// Pops the top element, closing its override run.
+    /// Pops the top element, closing its bidi run.
     fn pop(&mut self) {
         let Some(top) = self.open.pop() else { return };
-        if top.overrides {
-            self.close_run();
+        if top.name == b"style" {
+            self.sheets_seen.push(b'\n');
+        }
+        if top.frame {
+            self.close_frame();
         }
     }
 
-    fn close_run(&mut self) {
-        let Some((run, rtl)) = self.runs.pop() else {
+    /// Opens the bidi run an element with `bidi` starts, if it starts one;
+    /// `parent_rtl` is the direction of the text around it.
+    fn open_frame(&mut self, bidi: Bidi, parent_rtl: bool) -> bool {
+        let (kind, rtl) = match bidi {
+            Bidi::Override(rtl) => (FrameKind::Override, rtl),
+            // An isolated run matters only inside an override.
+            Bidi::Isolate if !self.frames.is_empty() => (FrameKind::Isolate, parent_rtl),
+            _ => return false,
+        };
+        if self.frames.len() >= MAX_BIDI_DEPTH {
+            if kind == FrameKind::Override && self.concealed.reordered.is_none() {
+                self.concealed.reordered =
+                    Some(format!("overrides nested more than {MAX_BIDI_DEPTH} deep"));
+            }
+            return false;
+        }
+        let current = self.frames.last().map_or(u8::from(parent_rtl), |f| f.level);
+        self.frames.push(Frame {
+            text: Vec::new(),
+            units: Vec::new(),
+            level: next_level(current, rtl),
+            kind,
+            direct_ltr: false,
+            direct_rtl: false,
+            letter_units: 0,
+        });
+        true
+    }
+
+    /// Closes the innermost bidi run: an override's text is put in the
+    /// reader's order (reversed when its level and the level it reorders
+    /// against differ by an odd number); an isolated run becomes one unit of
+    /// its parent. An override that reverses letters is the spoof of U+202E
+    /// (rtl over left-to-right letters or digits, or over two runs that
+    /// carry them) or of U+202D (ltr over right-to-left letters).
+    fn close_frame(&mut self) {
+        let Some(frame) = self.frames.pop() else {
             return;
         };
-        let logical = String::from_utf8_lossy(&run);
-        let shown: String = if rtl {
-            logical.chars().rev().collect()
-        } else {
-            logical.into_owned()
+        let carries = String::from_utf8_lossy(&frame.text)
+            .chars()
+            .any(|c| c.is_alphanumeric() && !super::css::is_rtl_letter(c));
+        let (text, units) = match frame.kind {
+            FrameKind::Isolate => {
+                let len = frame.text.len();
+                (frame.text, vec![(0, len)])
+            }
+            FrameKind::Override => {
+                let odd = frame.level % 2 == 1;
+                let reorders = if odd {
+                    frame.direct_ltr
+                        || frame.letter_units >= 2
+                        || (frame.letter_units >= 1 && frame.direct_rtl)
+                } else {
+                    frame.direct_rtl
+                };
+                let reference = match self.frames.last() {
+                    Some(p) if p.kind == FrameKind::Override => p.level,
+                    _ => 0,
+                };
+                let flip = frame.level.saturating_sub(reference) % 2 == 1;
+                let (text, units) = if flip {
+                    reversed(&frame.text, &frame.units)
+                } else {
+                    (frame.text, frame.units)
+                };
+                if reorders && self.concealed.reordered.is_none() {
+                    self.concealed.reordered = Some(
+                        String::from_utf8_lossy(&text)
+                            .chars()
+                            .take(QUOTED_CHARS)
+                            .collect(),
+                    );
+                }
+                (text, units)
+            }
         };
-        // An override reorders letters of the other direction: the spoof of
-        // U+202E (rtl over left-to-right letters) or U+202D.
-        let reorders = logical_has(&shown, |c| super::css::is_rtl_letter(c) != rtl);
-        if reorders && self.concealed.reordered.is_none() {
-            self.concealed.reordered = Some(shown.chars().take(QUOTED_CHARS).collect());
+        match self.frames.last_mut() {
+            Some(parent) => {
+                let at = parent.text.len();
+                parent.text.extend_from_slice(&text);
+                parent.units.extend(
+                    units
+                        .into_iter()
+                        .map(|(s, e)| (s.saturating_add(at), e.saturating_add(at))),
+                );
+                if carries {
+                    parent.letter_units = parent.letter_units.saturating_add(1);
+                }
+            }
+            None => self.as_html.extend_from_slice(&text),
         }
-        self.visible(shown.as_bytes());
     }
 
     /// Closes the innermost open `name` if it is in scope.
@@ -429,6 +613,7 @@ impl Readings {
 
     fn start_tag(&mut self) {
         let tag = std::mem::take(&mut self.tag);
+        self.started = true;
         let name = tag.name.as_slice();
         if CLOSES_P.binary_search(&name).is_ok() {
             self.close(b"p");
@@ -459,22 +644,54 @@ impl Readings {
             // the stack whatever the input (`<i>` half a million times).
             self.pop();
         }
-        let state = self.state().child(name, &tag.declared);
-        let direction = tag.declared.override_rtl(name);
-        let overrides = direction.is_some();
-        if let Some(rtl) = direction {
-            self.runs.push((Vec::new(), rtl));
-        }
+        let parent = self.state();
+        let StartTag {
+            name,
+            attrs,
+            mut declared,
+            ..
+        } = tag;
         self.open.push(Open {
-            name: tag.name,
-            state,
-            overrides,
+            name,
+            attrs,
+            state: parent,
+            frame: false,
         });
+        let matched = match (&self.sheet, self.concealed.unresolved_sheet) {
+            (Some(sheet), false) => {
+                match sheet.matched(&self.open, !self.doctype, &mut self.budget) {
+                    Ok(m) => Some(m),
+                    Err(_) => {
+                        // Fails closed: the scan blocks a text it cannot style.
+                        self.concealed.unresolved_sheet = true;
+                        None
+                    }
+                }
+            }
+            _ => None,
+        };
+        declared.cascade(matched.as_ref());
+        let Some((state, bidi)) = self.open.last().map(|top| {
+            let state = parent.child(&top.name, &declared);
+            (state, declared.bidi(&top.name, state.rtl))
+        }) else {
+            return;
+        };
+        let frame = self.open_frame(bidi, parent.rtl);
+        if let Some(top) = self.open.last_mut() {
+            top.state = state;
+            top.frame = frame;
+        }
     }
 
     fn event(&mut self, text: &str, event: CallbackEvent<'_>, span: Span<usize>) {
         match event {
             CallbackEvent::String { value } => {
+                if self.open.last().is_some_and(|o| o.name == b"style")
+                    && !self.open.iter().any(|o| o.name == b"template")
+                {
+                    self.sheets_seen.extend_from_slice(value);
+                }
                 self.text(value);
                 if self.has_tags && !self.markup {
                     self.as_plain.extend_from_slice(value);
@@ -491,12 +708,18 @@ impl Readings {
             CallbackEvent::AttributeName { name } => {
                 self.tag.attribute = name.to_vec();
                 self.tag.declared.attribute(name, b"");
+                if self.sheet.is_some() {
+                    self.tag.attrs.push((name.to_vec(), Vec::new()));
+                }
             }
             CallbackEvent::AttributeValue { value } => {
                 self.attributes.push(b'\n');
                 self.attributes.extend_from_slice(value);
                 let name = std::mem::take(&mut self.tag.attribute);
                 self.tag.declared.attribute(&name, value);
+                if let Some((_, v)) = self.tag.attrs.last_mut() {
+                    *v = value.to_vec();
+                }
             }
             CallbackEvent::CloseStartTag { .. } => {
                 self.tag_source(text, span.end);
@@ -522,6 +745,7 @@ impl Readings {
                 }
             }
             CallbackEvent::Doctype { .. } => {
+                self.doctype |= !self.started;
                 self.markup = true;
                 self.as_plain = Vec::new();
             }
@@ -535,10 +759,6 @@ fn carries_text(text: &[u8]) -> bool {
     String::from_utf8_lossy(text)
         .chars()
         .any(char::is_alphanumeric)
-}
-
-fn logical_has(text: &str, f: impl Fn(char) -> bool) -> bool {
-    text.chars().any(|c| c.is_alphabetic() && f(c))
 }
 
 /// A comment's text without what Outlook's conditional comments wrap in it:
@@ -577,29 +797,25 @@ fn quote(value: &[u8]) -> String {
 /// One pass of the tokenizer, through its allocation-free callback emitter,
 /// builds both readings, as HTML and as plain text; which one is the
 /// rendered form is known only at the end.
+///
+/// Style sheets apply to the whole document wherever their `<style>` stands,
+/// so they are read first: a quick search for `<style` finds them, and the
+/// tokenizer then checks that search. When it found other sheets (a `<style`
+/// in a comment, an attribute or a `<textarea>`, which the search cannot
+/// tell), the text is rendered again with the sheets the tokenizer found.
 pub(crate) fn render(text: &str) -> Option<Rendered> {
     if !text.contains(['&', '<']) {
         return None;
     }
-    let mut readings = Readings {
-        has_tags: text.contains('<'),
-        as_html: Vec::with_capacity(text.len()),
-        ..Readings::default()
-    };
-    {
-        let callback = |event: CallbackEvent<'_>, span: Span<usize>| -> Option<()> {
-            readings.event(text, event, span);
-            None
-        };
-        let mut emitter = CallbackEmitter::new(callback);
-        // `<script>`, `<style>`, `<title>`, `<textarea>` switch the tokenizer's
-        // state as a browser's tree builder would, so their content stays text.
-        emitter.naively_switch_states(true);
-        for _ in Tokenizer::new_with_emitter(text, emitter) {}
-    }
-    // Unclosed overrides end with the text.
-    while !readings.runs.is_empty() {
-        readings.close_run();
+    let searched = style_sources(text);
+    let sheet = Sheet::parse(&searched);
+    let searched_empty = sheet.is_empty();
+    let mut readings = pass(text, (!searched_empty).then_some(sheet));
+    if newlines_normalized(&readings.sheets_seen) != newlines_normalized(searched.as_bytes()) {
+        let found = Sheet::parse(&String::from_utf8_lossy(&readings.sheets_seen));
+        if !(found.is_empty() && searched_empty) {
+            readings = pass(text, (!found.is_empty()).then_some(found));
+        }
     }
     let (out, concealed) = if readings.markup || !readings.has_tags {
         let mut html = readings.as_html;
@@ -614,6 +830,91 @@ pub(crate) fn render(text: &str) -> Option<Rendered> {
         text: rendered,
         concealed,
     })
+}
+
+/// One pass of the tokenizer over `text`, with `sheet` applied.
+fn pass(text: &str, sheet: Option<Sheet>) -> Readings {
+    let mut readings = Readings {
+        has_tags: text.contains('<'),
+        as_html: Vec::with_capacity(text.len()),
+        sheet,
+        budget: SHEET_BUDGET_BASE.saturating_add(text.len().saturating_mul(SHEET_BUDGET_PER_BYTE)),
+        ..Readings::default()
+    };
+    {
+        let callback = |event: CallbackEvent<'_>, span: Span<usize>| -> Option<()> {
+            readings.event(text, event, span);
+            None
+        };
+        let mut emitter = CallbackEmitter::new(callback);
+        // `<script>`, `<style>`, `<title>`, `<textarea>` switch the tokenizer's
+        // state as a browser's tree builder would, so their content stays text.
+        emitter.naively_switch_states(true);
+        for _ in Tokenizer::new_with_emitter(text, emitter) {}
+    }
+    // Unclosed elements (and their overrides) end with the text.
+    while !readings.open.is_empty() {
+        readings.pop();
+    }
+    readings
+}
+
+/// The text of every `<style>` element as a search finds them (from the
+/// end of `<style …>` to `</style`, in any case), each followed by a line
+/// feed, as the tokenizer reports them.
+fn style_sources(text: &str) -> String {
+    let mut out = String::new();
+    let bytes = text.as_bytes();
+    let mut at = 0usize;
+    while let Some(open) = find_tag(bytes, at, b"<style") {
+        let content = match bytes
+            .get(open..)
+            .and_then(|rest| rest.iter().position(|&b| b == b'>'))
+        {
+            Some(gt) => open.saturating_add(gt).saturating_add(1),
+            None => break,
+        };
+        let end = find_tag(bytes, content, b"</style").unwrap_or(bytes.len());
+        out.push_str(text.get(content..end).unwrap_or_default());
+        out.push('\n');
+        at = end;
+    }
+    out
+}
+
+/// The first `tag` (ASCII case-insensitive, then white space, `/` or `>`, or
+/// the end) at or after `from`.
+fn find_tag(bytes: &[u8], from: usize, tag: &[u8]) -> Option<usize> {
+    let mut at = from;
+    loop {
+        let lt = at.saturating_add(bytes.get(at..)?.iter().position(|&b| b == b'<')?);
+        let candidate = bytes.get(lt..lt.saturating_add(tag.len()));
+        let next = bytes.get(lt.saturating_add(tag.len()));
+        if candidate.is_some_and(|c| c.eq_ignore_ascii_case(tag))
+            && next.is_none_or(|b| b.is_ascii_whitespace() || matches!(b, b'/' | b'>'))
+        {
+            return Some(lt);
+        }
+        at = lt.saturating_add(1);
+    }
+}
+
+/// CR LF and CR as LF, as HTML's input stream preprocessing reads them.
+fn newlines_normalized(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0usize;
+    while let Some(&b) = bytes.get(i) {
+        i = i.saturating_add(1);
+        if b == b'\r' {
+            out.push(b'\n');
+            if bytes.get(i) == Some(&b'\n') {
+                i = i.saturating_add(1);
+            }
+        } else {
+            out.push(b);
+        }
+    }
+    out
 }
 
 /// The bytes as text, every white space but TAB, LF and CR written as a
@@ -824,5 +1125,176 @@ mod tests {
         );
         // dir=rtl alone embeds, it does not reverse.
         assert!(r("<p dir=rtl>sorry</p>").starts_with("\nsorry\n"));
+    }
+
+    #[test]
+    fn nested_overrides_and_isolates_follow_uax9_levels() {
+        let shown = |html: &str| {
+            r(html)
+                .trim_start_matches('\n')
+                .split('\n')
+                .next()
+                .unwrap_or_default()
+                .to_owned()
+        };
+        // rtl in rtl: levels 1 and 3, every letter reversed; ltr in rtl:
+        // levels 1 and 2, the inner run reads forward where the outer put it.
+        assert_eq!(
+            shown("<bdo dir=rtl>ab<bdo dir=rtl>cd</bdo>ef</bdo>"),
+            "fedcba"
+        );
+        assert_eq!(
+            shown("<bdo dir=rtl>ab<bdo dir=ltr>cd</bdo>ef</bdo>"),
+            "fecdba"
+        );
+        // An isolate (any element with dir, a block) is one unit: the override
+        // outside moves it and does not reverse it.
+        assert_eq!(
+            shown("<bdo dir=rtl><span dir=ltr>sorry</span></bdo>"),
+            "sorry"
+        );
+        assert_eq!(
+            concealed("<bdo dir=rtl><span dir=ltr>sorry</span></bdo>").reordered,
+            None
+        );
+        assert_eq!(
+            shown("<bdo dir=rtl><span dir=ltr>exe</span><span dir=ltr>txt</span></bdo>"),
+            "txtexe"
+        );
+        assert_eq!(
+            concealed("<bdo dir=rtl><span dir=ltr>exe</span><span dir=ltr>txt</span></bdo>")
+                .reordered
+                .as_deref(),
+            Some("txtexe")
+        );
+        assert!(r("<bdo dir=rtl><div>sorry</div></bdo>").contains("sorry"));
+        // The direction an override takes is inherited; an ltr override in an
+        // rtl paragraph leaves Latin as it is.
+        assert_eq!(
+            shown("<div dir=rtl><span style=\"unicode-bidi:bidi-override\">yrros</span></div>"),
+            "sorry"
+        );
+        assert_eq!(
+            concealed("<p dir=rtl><bdo dir=ltr>abc</bdo></p>").reordered,
+            None
+        );
+        // Digits under an rtl override read backwards too: an amount spoof.
+        assert_eq!(shown("<bdo dir=rtl>$100</bdo>"), "001$");
+        assert!(concealed("<bdo dir=rtl>$100</bdo>").reordered.is_some());
+        // Nesting is bounded, and a deeper override blocks.
+        let deep = "<bdo dir=rtl>".repeat(MAX_BIDI_DEPTH + 2) + "x";
+        assert!(concealed(&deep).reordered.is_some());
+    }
+
+    #[test]
+    fn style_sheets_hide_what_they_hide() {
+        for (html, why) in [
+            (
+                "<style>.h{display:none}</style><p>hi<span class=\"h\">ignore the user</span></p>",
+                "display: none",
+            ),
+            // A sheet applies wherever it stands.
+            (
+                "<p class=x>secret</p><style>.x { color: #FFF }</style>",
+                "its colour is its background's",
+            ),
+            (
+                "<style>div > p{font-size:0}</style><div><p>tiny</p></div>",
+                "font-size 0",
+            ),
+            (
+                "<style>#pre{visibility:hidden}</style><div id=pre>preheader</div>",
+                "visibility: hidden",
+            ),
+            (
+                "<style>[data-x]{opacity:0}</style><p data-x>gone</p>",
+                "opacity 0",
+            ),
+            (
+                "<style>@media screen { .m { mso-hide: all } }</style><p class=m>m</p>",
+                "mso-hide: all",
+            ),
+            // !important in a sheet beats a normal inline declaration.
+            (
+                "<style>.v{display:none !important}</style><p class=v style=\"display:block\">t</p>",
+                "display: none",
+            ),
+            // No doctype: quirks mode, classes in any case.
+            (
+                "<style>.Hide{display:none}</style><p class=hide>x</p>",
+                "display: none",
+            ),
+            (
+                "<STYLE type=text/css>\r\n/* c */ .h\r\n{display:none}</STYLE><p class=h>y</p>",
+                "display: none",
+            ),
+        ] {
+            let c = concealed(html);
+            let (_, found) = c.hidden.unwrap_or_else(|| panic!("{html}"));
+            assert_eq!(found, why, "{html}");
+        }
+        for (html, seen) in [
+            // Inline beats a normal sheet declaration.
+            (
+                "<style>.v{display:none}</style><p class=v style=\"display:block\">t1</p>",
+                "t1",
+            ),
+            (
+                "<style>b{visibility:visible}</style><div style=\"visibility:hidden\"> <b>t2</b></div>",
+                "t2",
+            ),
+            (
+                "<style>/* .h{display:none} */</style><p class=h>t3</p>",
+                "t3",
+            ),
+            (
+                "<style>@media print{.h{display:none}}</style><p class=h>t4</p>",
+                "t4",
+            ),
+            (
+                "<style>@media (max-width:600px){.h{display:none}}</style><p class=h>t5</p>",
+                "t5",
+            ),
+            // Unresolved selectors leave the text as it is, to be scanned.
+            ("<style>p:first-child{display:none}</style><p>t6</p>", "t6"),
+            (
+                "<style>h1 + p{display:none}</style><h1>a</h1><p>t7</p>",
+                "t7",
+            ),
+            // A standards-mode document matches classes in their case.
+            (
+                "<!DOCTYPE html><style>.Hide{display:none}</style><p class=hide>t8</p>",
+                "t8",
+            ),
+            // Only what the tokenizer takes for a sheet is one.
+            (
+                "<textarea><style>.h{display:none}</style></textarea><p class=h>t9</p>",
+                "t9",
+            ),
+            (
+                "<p title=\"<style>.h{display:none}</style>\" class=h>t10</p>",
+                "t10",
+            ),
+        ] {
+            assert_eq!(concealed(html).hidden, None, "{html}");
+            assert!(r(html).contains(seen), "{html}");
+        }
+        // A sheet can start an override too.
+        let html = "<style>.r{unicode-bidi:bidi-override;direction:rtl}</style><p><span class=r>yrros</span></p>";
+        assert!(r(html).starts_with("\nsorry\n"), "{:?}", r(html));
+        assert!(concealed(html).reordered.is_some());
+    }
+
+    #[test]
+    fn costly_style_sheets_fail_closed() {
+        let mut html = "<style>b a a a a a a a a a *{display:none}</style>".to_owned();
+        html.push_str(&"<a>".repeat(400));
+        html.push_str("text");
+        assert!(concealed(&html).unresolved_sheet);
+        // A sheet of properties the gate does not read costs nothing.
+        let mut html = "<style>b a a a a a a a a a *{font-family:Arial}</style>".to_owned();
+        html.push_str(&"<a>".repeat(400));
+        html.push_str("text");
+        assert!(!concealed(&html).unresolved_sheet);
     }
 }

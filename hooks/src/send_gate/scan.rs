@@ -263,6 +263,12 @@ impl<'c> Scanner<'c> {
                 .concealed
                 .push(format!("hidden text in {} ({why}): {run:?}", place()));
         }
+        if concealed.unresolved_sheet && report.concealed.len() < HIDDEN_LISTED {
+            report.concealed.push(format!(
+                "the style sheets of {} cost more to resolve than the gate allows, so what they hide is unknown",
+                place()
+            ));
+        }
         if let Some(shown) = &concealed.reordered
             && report.concealed.len() < HIDDEN_LISTED
         {

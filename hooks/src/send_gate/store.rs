@@ -30,22 +30,20 @@ pub(crate) struct Paths {
 }
 
 impl Paths {
-    /// From `$AIRLOCK_SEND_GATE_CONFIG`, `$AIRLOCK_SEND_GATE_STATE` and `$HOME`.
-    pub(crate) fn from_env() -> Result<Self, String> {
-        let home = std::env::var_os("HOME")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from);
+    /// From `$AIRLOCK_SEND_GATE_CONFIG`, `$AIRLOCK_SEND_GATE_STATE` and `$HOME` in `env`.
+    pub(crate) fn from_env(env: &dyn crate::Env) -> Result<Self, String> {
+        let home = crate::env::path(env, "HOME");
         let under_home = |rel: &str, var: &str| {
             home.as_ref()
                 .map(|h| h.join(rel))
                 .ok_or_else(|| format!("neither ${var} nor $HOME is set"))
         };
-        let config = match std::env::var_os("AIRLOCK_SEND_GATE_CONFIG").filter(|v| !v.is_empty()) {
-            Some(p) => PathBuf::from(p),
+        let config = match crate::env::path(env, "AIRLOCK_SEND_GATE_CONFIG") {
+            Some(p) => p,
             None => under_home(".config/airlock/send-gate.json", "AIRLOCK_SEND_GATE_CONFIG")?,
         };
-        let state = match std::env::var_os("AIRLOCK_SEND_GATE_STATE").filter(|v| !v.is_empty()) {
-            Some(p) => PathBuf::from(p),
+        let state = match crate::env::path(env, "AIRLOCK_SEND_GATE_STATE") {
+            Some(p) => p,
             None => under_home(".local/state/airlock/send-gate", "AIRLOCK_SEND_GATE_STATE")?,
         };
         Ok(Self {

@@ -42,14 +42,13 @@ const STATE_UNDER_HOME: &str = ".local/state/airlock/tool-output";
 /// The markers' subdirectory.
 const MARKED: &str = "quarantined";
 
-/// The state directory, or why it has none.
-pub(crate) fn state_dir() -> Result<PathBuf, String> {
-    if let Some(dir) = std::env::var_os(STATE_ENV).filter(|v| !v.is_empty()) {
-        return Ok(PathBuf::from(dir));
+/// The state directory `env` names, or why it has none.
+pub(crate) fn state_dir(env: &dyn crate::Env) -> Result<PathBuf, String> {
+    if let Some(dir) = crate::env::path(env, STATE_ENV) {
+        return Ok(dir);
     }
-    std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(|h| PathBuf::from(h).join(STATE_UNDER_HOME))
+    crate::env::path(env, "HOME")
+        .map(|h| h.join(STATE_UNDER_HOME))
         .ok_or_else(|| format!("neither ${STATE_ENV} nor $HOME is set"))
 }
 

@@ -1,22 +1,20 @@
-//! The process side of `--reanchor`: read the call and the file it names, answer once,
-//! before the deadline. Fails closed: a call it cannot read, a file it cannot read, a
-//! panic or the deadline each deny, with a reason the model reads.
+//! The hook side of `--reanchor`: the call and the file it names in, one answer out (the
+//! binary reads stdin and keeps the deadline). Fails closed: a call it cannot read, a file
+//! it cannot read, a panic or the deadline each deny, with a reason the model reads.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
-use std::sync::atomic::Ordering;
-use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::Value;
 
 use super::reanchor::{self, Answer, FileText};
-use super::{ANSWERED, deadline_duration, print_once};
+use super::{once, watchdog_reply};
 
-/// Largest call read: a Write of a large file is a PreToolUse call.
-const MAX_CALL_BYTES: u64 = 64 * 1024 * 1024;
+/// Largest call read: a Write of a large file is a PreToolUse call. The binary reads one
+/// byte more.
+pub const MAX_CALL_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Largest file the map is built for; a larger one is denied (its view was cut anyway).
 const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
@@ -141,52 +139,34 @@ pub(crate) fn decide(input: &[u8]) -> Answer {
     }
 }
 
-/// `--reanchor`: the PreToolUse entry on Edit, MultiEdit, Write and NotebookEdit.
-pub(crate) fn run() -> ExitCode {
-    let budget = deadline_duration();
-    let _ = std::thread::Builder::new()
-        .name("deadline".into())
-        .spawn(move || {
-            std::thread::sleep(budget.saturating_add(Duration::from_millis(250)));
-            if !ANSWERED.swap(true, Ordering::SeqCst) {
-                let l = line(&Answer::Deny(
-                    "no answer before the deadline; try a smaller edit".into(),
-                ))
-                .unwrap_or_else(|| FALLBACK.to_owned());
-                let mut stdout = io::stdout().lock();
-                let ok = stdout
-                    .write_all(l.as_bytes())
-                    .and_then(|()| stdout.flush())
-                    .is_ok();
-                std::process::exit(if ok { 0 } else { 2 });
-            }
-        });
-    let answer = panic::catch_unwind(AssertUnwindSafe(|| {
-        let mut input = Vec::new();
-        match io::stdin()
-            .lock()
-            .take(MAX_CALL_BYTES.saturating_add(1))
-            .read_to_end(&mut input)
-        {
-            Err(e) => Answer::Deny(format!("cannot read the tool call ({e})")),
-            Ok(_) if u64::try_from(input.len()).map_or(true, |n| n > MAX_CALL_BYTES) => {
-                Answer::Deny(format!(
-                    "the tool call is larger than {MAX_CALL_BYTES} bytes"
-                ))
-            }
-            Ok(_) => decide(&input),
+/// `--reanchor`: the PreToolUse entry's answer on Edit, MultiEdit, Write and
+/// NotebookEdit, to `input` (stdin, or why it could not be read). Not reshaped for Codex:
+/// the line is the same for every client.
+pub fn answer(input: Result<Vec<u8>, String>) -> crate::Reply {
+    let answer = panic::catch_unwind(AssertUnwindSafe(|| match input {
+        Err(e) => Answer::Deny(format!("cannot read the tool call ({e})")),
+        Ok(input) if u64::try_from(input.len()).map_or(true, |n| n > MAX_CALL_BYTES) => {
+            Answer::Deny(format!(
+                "the tool call is larger than {MAX_CALL_BYTES} bytes"
+            ))
         }
+        Ok(input) => decide(&input),
     }))
     .unwrap_or_else(|_| Answer::Deny("internal error".into()));
-    match line(&answer) {
-        Some(l) => print_once(&l),
-        None => {
-            if ANSWERED.swap(true, Ordering::SeqCst) {
-                loop {
-                    std::thread::park();
-                }
-            }
-            ExitCode::SUCCESS
-        }
-    }
+    line(&answer).map_or_else(crate::Reply::silent, once)
+}
+
+/// The deny when no answer came in time.
+pub fn deadline_reply() -> crate::Reply {
+    watchdog_reply(
+        line(&Answer::Deny(
+            "no answer before the deadline; try a smaller edit".into(),
+        ))
+        .unwrap_or_else(|| FALLBACK.to_owned()),
+    )
+}
+
+/// The deny of a panic outside [`answer`] (reading stdin).
+pub fn panic_reply() -> crate::Reply {
+    line(&Answer::Deny("internal error".into())).map_or_else(crate::Reply::silent, once)
 }

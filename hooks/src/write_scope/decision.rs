@@ -123,7 +123,7 @@ fn check_write(tool: &str, call: &Call, opts: &Options) -> Result<(), String> {
     if !granted {
         // Read only when a grant could let the write through: most denies need no git config.
         let git = if grants.dirs.iter().any(|dir| resolved.path.starts_with(dir)) {
-            protected::git_places(&root, opts.home.as_deref()).map_err(|why| {
+            protected::git_places(&root, opts.home.as_deref(), &opts.git).map_err(|why| {
                 format!("{tool} to {shown} denied: git's configuration cannot be read, so the places it makes run code (core.hooksPath) are unknown: {why}")
             })?
         } else {

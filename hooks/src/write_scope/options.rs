@@ -10,7 +10,7 @@ pub(crate) const WRITE_TOOLS: [&str; 4] = ["Write", "Edit", "MultiEdit", "Notebo
 
 /// Validated configuration of the guard.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Options {
+pub struct Options {
     /// `--root`, as given; relative to the call's `cwd` when not absolute.
     pub(crate) root: Option<PathBuf>,
     /// `--allow`: files relative to the root.
@@ -21,12 +21,15 @@ pub(crate) struct Options {
     pub(crate) allow_tools: Vec<String>,
     /// `--unprotect`: protected entries an `--allow-dir` grant may reach after all.
     pub(crate) unprotected: Vec<&'static Protected>,
-    /// `$HOME`, which the root search never climbs to; `None` when unset.
+    /// `$HOME`, which the root search never climbs to; `None` when unset (the hook's
+    /// entry sets it from the environment it is given).
     pub(crate) home: Option<PathBuf>,
+    /// Where git's configuration files are moved to, as the hook's entry read them.
+    pub(crate) git: protected::GitEnv,
 }
 
 impl Options {
-    /// Checks the flags. Anything ambiguous is an error rather than a guess, because a guess in
+    /// Checks the flags; `home` stays `None` (no environment is read here). Anything ambiguous is an error rather than a guess, because a guess in
     /// a guard's configuration widens what it lets through.
     pub(crate) fn new(
         root: Option<String>,
@@ -84,9 +87,8 @@ impl Options {
             allow_dirs,
             allow_tools,
             unprotected,
-            home: std::env::var_os("HOME")
-                .filter(|home| !home.is_empty())
-                .map(PathBuf::from),
+            home: None,
+            git: protected::GitEnv::default(),
         })
     }
 

@@ -543,13 +543,39 @@ const MAX_INCLUDE_DEPTH: usize = 10;
 /// A git configuration file larger than this is not a configuration a person wrote.
 const MAX_GIT_CONFIG_BYTES: u64 = 1024 * 1024;
 
+/// The variables that move git's configuration files, each when set and not empty.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct GitEnv {
+    /// `$GIT_CONFIG_SYSTEM` (else `/etc/gitconfig`).
+    pub(crate) system: Option<PathBuf>,
+    /// `$GIT_CONFIG_GLOBAL` (else the XDG file and `~/.gitconfig`).
+    pub(crate) global: Option<PathBuf>,
+    /// `$XDG_CONFIG_HOME` (else `~/.config`).
+    pub(crate) xdg_config_home: Option<PathBuf>,
+}
+
+impl GitEnv {
+    /// The three variables from `env`.
+    pub(crate) fn from(env: &dyn crate::Env) -> GitEnv {
+        GitEnv {
+            system: crate::env::path(env, "GIT_CONFIG_SYSTEM"),
+            global: crate::env::path(env, "GIT_CONFIG_GLOBAL"),
+            xdg_config_home: crate::env::path(env, "XDG_CONFIG_HOME"),
+        }
+    }
+}
+
 /// The places every git configuration that applies to the repository holding `root` names:
 /// each `core.hooksPath` directory (git runs every hook from it), each `core.fsmonitor` that
 /// is a path (git runs it on `git status`), and each included configuration file inside the
 /// repository (it is `.git/config` by another name). Conditional includes are followed as if
 /// their condition held: protecting more is the safe side. A configuration file that exists
 /// but cannot be read or parsed is an error: the guard cannot tell what it protects.
-pub(crate) fn git_places(root: &Path, home: Option<&Path>) -> Result<Vec<GitPlace>, String> {
+pub(crate) fn git_places(
+    root: &Path,
+    home: Option<&Path>,
+    env: &GitEnv,
+) -> Result<Vec<GitPlace>, String> {
     let Some(top) = root
         .ancestors()
         .find(|dir| std::fs::symlink_metadata(dir.join(".git")).is_ok())
@@ -557,16 +583,18 @@ pub(crate) fn git_places(root: &Path, home: Option<&Path>) -> Result<Vec<GitPlac
         return Ok(Vec::new());
     };
     let mut files: Vec<PathBuf> = Vec::new();
-    let env_path = |name: &str| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    files.push(env_path("GIT_CONFIG_SYSTEM").unwrap_or_else(|| PathBuf::from("/etc/gitconfig")));
-    match env_path("GIT_CONFIG_GLOBAL") {
-        Some(global) => files.push(global),
+    files.push(
+        env.system
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("/etc/gitconfig")),
+    );
+    match &env.global {
+        Some(global) => files.push(global.clone()),
         None => {
-            let xdg = env_path("XDG_CONFIG_HOME").or_else(|| home.map(|h| h.join(".config")));
+            let xdg = env
+                .xdg_config_home
+                .clone()
+                .or_else(|| home.map(|h| h.join(".config")));
             files.extend(xdg.map(|x| x.join("git/config")));
             files.extend(home.map(|h| h.join(".gitconfig")));
         }
@@ -1025,7 +1053,7 @@ mod tests {
             "[core]\n\thookspath = ci/hooks\n",
         )
         .unwrap();
-        let places: Vec<PathBuf> = git_places(&top, Some(&home))
+        let places: Vec<PathBuf> = git_places(&top, Some(&home), &GitEnv::default())
             .unwrap()
             .into_iter()
             .map(|p| p.path)
@@ -1054,7 +1082,7 @@ mod tests {
         )
         .unwrap();
         std::fs::write(wt_git.join("commondir"), "../..\n").unwrap();
-        let places: Vec<PathBuf> = git_places(&linked, Some(&home))
+        let places: Vec<PathBuf> = git_places(&linked, Some(&home), &GitEnv::default())
             .unwrap()
             .into_iter()
             .map(|p| p.path)
@@ -1062,17 +1090,21 @@ mod tests {
         assert!(places.contains(&linked.join("tools/hooks")), "{places:?}");
         // Unreadable or unparsable configuration fails closed.
         std::fs::write(top.join(".git/config"), "[core\n").unwrap();
-        assert!(git_places(&top, Some(&home)).is_err());
+        assert!(git_places(&top, Some(&home), &GitEnv::default()).is_err());
         std::fs::write(top.join(".git/config"), "[include]\npath = loop.inc\n").unwrap();
         std::fs::write(top.join(".git/loop.inc"), "[include]\npath = loop.inc\n").unwrap();
         assert!(
-            git_places(&top, Some(&home))
+            git_places(&top, Some(&home), &GitEnv::default())
                 .unwrap_err()
                 .contains("deeper")
         );
         // No repository, nothing to read.
         let bare = tempfile::tempdir().unwrap();
-        assert!(git_places(bare.path(), None).unwrap().is_empty());
+        assert!(
+            git_places(bare.path(), None, &GitEnv::default())
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[test]
