@@ -1249,8 +1249,7 @@ mod tests {
     fn display(sheet: &str, path: &[E]) -> Option<String> {
         applied(sheet, path)
             .into_iter()
-            .filter(|(n, _, _)| n == "display")
-            .next_back()
+            .rfind(|(n, _, _)| n == "display")
             .map(|(_, v, _)| v)
     }
 
